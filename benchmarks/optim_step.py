@@ -1,5 +1,6 @@
-"""What one optimiser step costs: gradcli's Adam and SGD (momentum) steps against the same update written
-by hand in numpy, and against PyTorch's, on a few small parameter tensors (a 2-layer MLP's).
+"""What one optimiser step costs: gradcli's Adam, SGD (momentum) and Muon steps against the same update written
+by hand in numpy, and against PyTorch's, on a few small parameter tensors (a 2-layer MLP's; Muon on its two
+weight matrices only, as it takes matrices alone).
 
     .venv/bin/python benchmarks/optim_step.py [--steps N] [--torch-python PATH]
 
@@ -25,6 +26,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 SHAPES = [(64, 32), (64,), (10, 64), (10,)]      # Linear(32, 64), Linear(64, 10)
+MATRICES = [0, 2]                                 # the shapes Muon steps (2-D)
 
 
 def _median_us(step, steps: int) -> float:
@@ -43,11 +45,12 @@ def _arrays():
 
 
 def gradcli_steps(steps: int) -> dict:
-    from gradcli.engine import optim
+    from gradcli.engine import muon, optim
     from gradcli.engine.tensor import Tensor
     figures = {}
     for name, make in (("Adam", lambda ps: optim.Adam(ps, lr=1e-3)),
-                       ("SGD momentum", lambda ps: optim.SGD(ps, lr=1e-3, momentum=0.9))):
+                       ("SGD momentum", lambda ps: optim.SGD(ps, lr=1e-3, momentum=0.9)),
+                       ("Muon", lambda ps: muon.Muon([ps[i] for i in MATRICES], lr=1e-3))):
         params = []
         for a, g in zip(_arrays(), _arrays()):
             p = Tensor(a)
@@ -91,7 +94,32 @@ def numpy_steps(steps: int) -> dict:
                 bufs[i] += g
             p += f(-1e-3) * bufs[i]
 
-    return {"Adam": _median_us(adam, steps), "SGD momentum": _median_us(sgd, steps)}
+    return {"Adam": _median_us(adam, steps), "SGD momentum": _median_us(sgd, steps),
+            "Muon": _median_us(_muon_floor(params, grads, None), steps)}
+
+
+def _muon_floor(params, grads, rounded):
+    """Muon's update by hand in numpy float32 (`rounded`: a function rounding each product to bfloat16, or
+    None for plain float32), on the matrices only."""
+    f = np.float32
+    mats = [(params[i], grads[i], np.zeros_like(grads[i])) for i in MATRICES]
+    keep = rounded or (lambda a: a)
+
+    def step():
+        for p, g, buf in mats:
+            buf += f(0.05) * (g - buf)
+            u = g + f(0.95) * (buf - g)
+            x = keep(u.T if u.shape[0] > u.shape[1] else u)
+            x = keep(x / max(np.linalg.norm(x), 1e-7))
+            for _ in range(5):
+                a = keep(x @ x.T)
+                b = keep(f(-4.775) * a + f(2.0315) * (a @ a))
+                x = keep(f(3.4445) * x + b @ x)
+            if u.shape[0] > u.shape[1]:
+                x = x.T
+            p *= f(1 - 1e-3 * 0.1)
+            p -= f(1e-3 * max(1, p.shape[0] / p.shape[1]) ** 0.5) * x
+    return step
 
 
 def _fma_inline(x, y, z, out):
@@ -138,7 +166,12 @@ def numpy_fma_steps(steps: int) -> dict:
                 bufs[i] += g
             _fma_inline(bufs[i], f(-1e-3), p, p)
 
-    return {"Adam": _median_us(adam, steps), "SGD momentum": _median_us(sgd, steps)}
+    import ml_dtypes
+
+    def bf16(a):
+        return a.astype(ml_dtypes.bfloat16).astype(np.float32)
+    return {"Adam": _median_us(adam, steps), "SGD momentum": _median_us(sgd, steps),
+            "Muon": _median_us(_muon_floor(params, grads, bf16), steps)}
 
 
 _TORCH = r"""
@@ -148,7 +181,8 @@ steps = int(sys.argv[1])
 shapes = [(64, 32), (64,), (10, 64), (10,)]
 out = {}
 for name, make in (("Adam", lambda ps: torch.optim.Adam(ps, lr=1e-3)),
-                   ("SGD momentum", lambda ps: torch.optim.SGD(ps, lr=1e-3, momentum=0.9))):
+                   ("SGD momentum", lambda ps: torch.optim.SGD(ps, lr=1e-3, momentum=0.9)),
+                   ("Muon", lambda ps: torch.optim.Muon([ps[0], ps[2]], lr=1e-3))):
     ps = [torch.randn(s, requires_grad=True) for s in shapes]
     for p in ps:
         p.grad = torch.randn(p.shape) * 1e-3

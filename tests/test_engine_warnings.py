@@ -296,3 +296,18 @@ def test_the_first_gradient_given_as_a_tensor_lets_a_script_warning_show_again()
     source = ("import torch\nimport warnings\nx = torch.ones(2, requires_grad=True)\nfor i in range(3):\n"
               "    warnings.warn('w')\n    if i == 1:\n        (x * 2).backward(torch.ones(2))\n")
     assert warnings_of(source) == "s.grad:5: UserWarning: w\n  warnings.warn('w')\n" * 2
+
+
+def test_linear_cross_entropy_options_that_the_chunked_path_cannot_take_warn_at_the_call():
+    # PyTorch 2.13's words (checked with the oracle); the reference path gives the value
+    source = ("import torch\nx = torch.ones(6, 4)\nw = torch.ones(3, 2, 4)\nb = torch.ones(3, 2)\n"
+              "o = torch.nn.LinearCrossEntropyOptions()\n"
+              "l = torch.nn.functional.linear_cross_entropy(x, w, torch.zeros(6, 2, dtype=torch.long), linear_bias=b, "
+              "options=o)\n")
+    assert warnings_of(source) == (
+        "s.grad:6: UserWarning: linear_cross_entropy: ``options`` ignored; chunked path needs reduction in "
+        "{'mean','sum','none'}, label_smoothing == 0, target.dtype == int64, out_features == (). Got "
+        "reduction='mean', label_smoothing=0.0, target.dtype=torch.int64, out_features=(2,), tracing=False, "
+        "linear_bias.shape=(3, 2).\n"
+        "  l = torch.nn.functional.linear_cross_entropy(x, w, torch.zeros(6, 2, dtype=torch.long), linear_bias=b, "
+        "options=o)\n")

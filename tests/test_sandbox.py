@@ -513,6 +513,15 @@ ESCAPES = [
      "3:1: " + _OUTSIDE.format("'method' object", "__func__")),
     (T + "opt = torch.optim.Adafactor([torch.ones(1, requires_grad=True)])\nopt._update", 1,
      "3:1: " + _OUTSIDE.format("'Adafactor' object", "_update")),
+    (T + "o = torch.nn.LinearCrossEntropyOptions()\ngetattr(o, '__post_init__')", 1,
+     "3:1: " + _OUTSIDE.format("'LinearCrossEntropyOptions' object", "__post_init__")),
+    (T + "o = torch.nn.LinearCrossEntropyOptions()\nsetattr(o, '__class__', dict)", 1,
+     "3:1: AttributeError: 'LinearCrossEntropyOptions' object attribute '__class__' is read-only"),
+    (T + "opt = torch.optim.Muon([torch.ones(1, 1, requires_grad=True)])\nopt._gather", 1,
+     "3:1: " + _OUTSIDE.format("'Muon' object", "_gather")),
+    (T + "w = torch.ones(2, 2, requires_grad=True)\nw.grad = torch.ones(2, 2)\nopt = torch.optim.Muon([w])\n"
+     "opt.step(lambda: getattr(opt, 'state').__class__.__init__.__globals__)", 1,
+     "5:18: " + _OUTSIDE.format("'type' object", "__init__")),
     # torch.testing: one function, compared values stay script values, the msg function is the script's
     ("from torch.testing import make_tensor", 1, "1:1: NotImplementedError: gradcli does not implement "
                                                  "torch.testing.make_tensor"),

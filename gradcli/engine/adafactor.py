@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gradcli.engine.optim import Optimizer, _check, _count_step, _step_tensor
+from gradcli.engine.optim import Optimizer, _check, _count_step, _real_with_grads, _step_tensor
 from gradcli.engine.state import STATE
 from gradcli.engine.tensor import Tensor
 
@@ -46,11 +46,7 @@ class Adafactor(Optimizer):
         """The parameters with a gradient, each with its state (made on its first step): the step count, then
         a row and a column factor for a gradient of two or more dimensions, else a full variance."""
         params = []
-        for p in group["params"]:
-            if p.grad is None:
-                continue
-            if p._a.dtype.kind == "c":
-                raise RuntimeError("Adafactor does not support complex parameters")
+        for p in _real_with_grads(group, "Adafactor"):
             params.append(p)
             st = self.state[p]
             if not st:

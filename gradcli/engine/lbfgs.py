@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from gradcli.engine import factories, ops, optim
 from gradcli.engine.adafactor import Adafactor
+from gradcli.engine.muon import Muon
 from gradcli.engine.sparse_adam import SparseAdam
 from gradcli.engine.optim import Optimizer
 from gradcli.engine.state import STATE
@@ -322,4 +323,4 @@ def _with_grad(closure):
         STATE.recording = saved
 
 
-OPTIMIZERS = optim.OPTIMIZERS + (LBFGS, Adafactor, SparseAdam)        # every optimiser a script can reach
+OPTIMIZERS = optim.OPTIMIZERS + (LBFGS, Adafactor, SparseAdam, Muon)        # every optimiser a script can reach

@@ -308,6 +308,16 @@ def _grad_of(p: Tensor, maximize: bool) -> np.ndarray:
     return -g if maximize else g
 
 
+def _real_with_grads(group: dict, name: str):
+    """The group's parameters that have a gradient, in order, each checked as it comes: a complex one is
+    `name`'s RuntimeError (the optimisers whose loops take real parameters only: Adafactor, Muon)."""
+    for p in group["params"]:
+        if p.grad is not None:
+            if p._a.dtype.kind == "c":
+                raise RuntimeError(f"{name} does not support complex parameters")
+            yield p
+
+
 def _check(ok: bool, message: str) -> None:
     if not ok:
         raise ValueError(message)

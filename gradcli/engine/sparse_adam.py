@@ -73,7 +73,7 @@ def _sparse_adam(p, grad, state, lr, beta1, beta2, eps, maximize) -> None:
 _REFUSALS = {"Adam": "Adam does not support sparse gradients, please consider SparseAdam instead",
              "AdamW": "Adam does not support sparse gradients, please consider SparseAdam instead",
              **{name: f"{name} does not support sparse gradients" for name in (
-                 "Adadelta", "Adamax", "ASGD", "NAdam", "RAdam", "RMSprop", "Rprop", "Adafactor")}}
+                 "Adadelta", "Adamax", "ASGD", "NAdam", "RAdam", "RMSprop", "Rprop", "Adafactor", "Muon")}}
 
 
 def sparse_step(opt, group: dict) -> None:

@@ -182,6 +182,7 @@ def _allow_random(module) -> None:
 stdlib.when_made("torch.nn", _allow_lstm_node)
 
 
+
 def _allow_packed(module) -> None:
     """torch.nn.utils.rnn's PackedSequence: a named tuple of tensors with PyTorch's conversions."""
     from gradcli.engine.ops import packed
@@ -201,6 +202,17 @@ def allow_held(cls, names) -> None:
     """Let scripts read `names` of `cls`'s instances, each a value held as it is (dataclasses.Field's name,
     type, default...: gradcli.session registers it when the dataclasses module is made)."""
     ALLOWED[cls] = _HOLDERS[cls] = names
+
+
+def _allow_chunk_options(module) -> None:
+    """nn.LinearCrossEntropyOptions: its five fields read as they are held (a frozen dataclass: set_attr refuses
+    them with dataclasses' error)."""
+    from gradcli.language.nn.losses import LinearCrossEntropyOptions
+    allow_held(LinearCrossEntropyOptions, frozenset(LinearCrossEntropyOptions.__dataclass_fields__))
+
+
+stdlib.when_made("torch.nn", _allow_chunk_options)
+
 
 def allow_methods(cls, names) -> None:
     """Let scripts call the methods `names` of `cls`'s instances, printed as bound methods of the Python class
@@ -727,6 +739,9 @@ def set_attr(obj, name: str, value) -> None:
                              "requires_grad and grad")
     if obj.__class__ is MethodType and name[:2] != "__":      # CPython's words: a bound method has no __dict__
         raise AttributeError(f"'method' object has no attribute '{name}'")
+    if name in _HOLDERS.get(obj.__class__, ()) and getattr(getattr(obj.__class__, "__dataclass_params__", None),
+                                                          "frozen", False):
+        setattr(obj, name, value)       # (gradcli's own frozen dataclasses: their __setattr__ raises dataclasses' error)
     raise AttributeError(f"'{type_name(obj)}' object attribute '{name}' is read-only")
 
 

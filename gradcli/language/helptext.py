@@ -91,6 +91,8 @@ _WHAT = {
                   "row and column averages for matrices (a full one for vectors), with update clipping at d."),
     "SparseAdam": ("Adam for sparse gradients (an nn.Embedding(sparse=True)'s): the moments and the parameter change "
                    "only at the rows a step's gradient names; a dense gradient is refused, as in PyTorch."),
+    "Muon": ("Muon: momentum for 2-D parameters, orthogonalised by a quintic Newton-Schulz iteration in bfloat16, "
+             "with decoupled weight decay and a learning rate scaled by the matrix's shape."),
     "StepLR": "Multiplies the learning rate by gamma every step_size epochs.",
     "MultiStepLR": "Multiplies the learning rate by gamma at each epoch listed in milestones.",
     "ExponentialLR": "Multiplies the learning rate by gamma every epoch.",
@@ -912,6 +914,10 @@ _WHAT = {
     "slogdet": "The sign and the log of the absolute value of a square matrix's determinant (sign, logabsdet).",
     "svd": "The singular value decomposition A = U diag(S) Vh (torch.svd: U, S, V), singular values descending.",
     "svdvals": "The singular values of a matrix, descending.",
+    "svd_lowrank": ("An approximate rank-q SVD (U, S, V, with A ~ U diag(S) V^T) from random projections refined by "
+                    "niter power iterations; M is subtracted from A first."),
+    "pca_lowrank": ("Principal components of the rows of A (centred unless center=False) by svd_lowrank: V's columns "
+                    "are the directions, S**2 / (m - 1) their variances."),
     "pinv": "The Moore-Penrose pseudo-inverse (singular values below max(atol, rtol * the largest) dropped).",
     "pinverse": "The Moore-Penrose pseudo-inverse (singular values below rcond * the largest dropped).",
     "matrix_rank": "The number of singular values above max(atol, rtol * the largest).",
@@ -945,6 +951,8 @@ _WHAT = {
     "huber_loss": "Squared error below `delta`, delta-scaled absolute error above it.",
     "kl_div": "The Kullback-Leibler divergence of target from input (log-probabilities).",
     "cross_entropy": "The cross-entropy between logits and class targets (log_softmax then nll_loss).",
+    "linear_cross_entropy": ("cross_entropy of linear(input, linear_weight, linear_bias): a classifier head and its "
+                             "loss in one call (weights of shape (C, *out_features, in_features) for K dimensions)."),
     "nll_loss": "The negative log-likelihood of the target classes given log-probabilities.",
     "binary_cross_entropy": "The binary cross-entropy between probabilities and targets.",
     "binary_cross_entropy_with_logits": "The binary cross-entropy between logits and targets, computed stably.",
@@ -1113,7 +1121,9 @@ _WHAT = {
     "Softplus": "softplus as a module.", "ELU": "elu as a module.", "Softmax": "softmax along `dim` as a module.",
     "LogSoftmax": "log_softmax along `dim` as a module.", "MSELoss": "mse_loss as a module.",
     "L1Loss": "l1_loss as a module.", "SmoothL1Loss": "smooth_l1_loss as a module.",
-    "HuberLoss": "huber_loss as a module.", "KLDivLoss": "kl_div as a module.", "CrossEntropyLoss": "cross_entropy as a module.", "NLLLoss": "nll_loss as a module.",
+    "HuberLoss": "huber_loss as a module.", "KLDivLoss": "kl_div as a module.", "CrossEntropyLoss": "cross_entropy as a module.", "LinearCrossEntropyLoss": "linear_cross_entropy as a module that owns its Linear layer (in_features to num_classes).",
+    "LinearCrossEntropyOptions": ("Settings of linear_cross_entropy's chunked path (chunk size, accumulation policy and "
+                                  "dtype), a frozen dataclass; gradcli computes the reference path only."), "NLLLoss": "nll_loss as a module.",
     "NLLLoss2d": "NLLLoss under its deprecated name (a FutureWarning).",
     "BCELoss": "binary_cross_entropy as a module.", "BCEWithLogitsLoss": "binary_cross_entropy_with_logits as a module.",
     "Conv1d": "conv1d as a module: weight and bias initialised as PyTorch's, padding_mode zeros, reflect, "

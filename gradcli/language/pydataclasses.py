@@ -13,6 +13,9 @@ from __future__ import annotations
 
 import re
 import threading
+from dataclasses import FrozenInstanceError     # what assigning to a frozen field raises: CPython's own class, so
+#                                                 gradcli's own frozen dataclasses (nn.LinearCrossEntropyOptions) raise
+#                                                 what scripts catch as dataclasses.FrozenInstanceError
 
 from gradcli.language import bounds, classes, stdlib, syntax
 from gradcli.language.classes import ScriptType
@@ -58,11 +61,6 @@ class _Factory:
 _HAS_FACTORY = _Factory()
 
 
-class FrozenInstanceError(AttributeError):
-    """What assigning to a field of a frozen dataclass raises (printed `dataclasses.FrozenInstanceError`)."""
-
-
-FrozenInstanceError.__module__ = "dataclasses"
 _MISSING_TYPE.__module__ = "dataclasses"     # type(x) and x.__class__ print as CPython's: <class 'dataclasses.Field'>
 
 

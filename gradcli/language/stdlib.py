@@ -500,6 +500,7 @@ def _make_nn() -> dict:
         "nll_loss": ops.nll_loss, "binary_cross_entropy": ops.binary_cross_entropy,
         "binary_cross_entropy_with_logits": ops.binary_cross_entropy_with_logits,
         "linear": ops.linear, "normalize": ops.normalize, "dropout": ops.dropout,
+        "linear_cross_entropy": _later("gradcli.engine.ops.linear_cross_entropy", "linear_cross_entropy"),
         **{name: _later("gradcli.engine.ops.nn", name) for name in ("dropout1d", "dropout2d", "dropout3d", "prelu")},
         "embedding": ops.embedding, "one_hot": ops.one_hot, "bilinear": ops.bilinear,
         "embedding_bag": _later("gradcli.engine.ops.embedding_bag", "embedding_bag"),
@@ -616,13 +617,13 @@ def _make_rnn_utils() -> dict:
 
 def _make_optim() -> dict:
     """torch.optim: the optimisers and, in torch.optim.lr_scheduler, the schedulers."""
-    from gradcli.engine import adafactor, lbfgs, lr_scheduler, optim, sparse_adam
+    from gradcli.engine import adafactor, lbfgs, lr_scheduler, muon, optim, sparse_adam
     return {
         "Optimizer": optim.Optimizer, "SGD": optim.SGD, "Adam": optim.Adam, "AdamW": optim.AdamW,
         "RMSprop": optim.RMSprop, "Adagrad": optim.Adagrad, "Adamax": optim.Adamax,
         "NAdam": optim.NAdam, "RAdam": optim.RAdam, "Adadelta": optim.Adadelta, "Rprop": optim.Rprop,
         "ASGD": optim.ASGD, "LBFGS": lbfgs.LBFGS, "Adafactor": adafactor.Adafactor,
-        "SparseAdam": sparse_adam.SparseAdam,
+        "SparseAdam": sparse_adam.SparseAdam, "Muon": muon.Muon,
         "lr_scheduler": ScriptModule("torch.optim.lr_scheduler", {
             cls.__name__: cls for cls in lr_scheduler.SCHEDULERS}),
         "swa_utils": ScriptModule.later("torch.optim.swa_utils", _make_swa_utils),
@@ -978,6 +979,7 @@ def _build_torch() -> ScriptModule:
         "matrix_power": _tensor_fn("matrix_power", Tensor.matrix_power),
         "chain_matmul": _later("gradcli.engine.ops.linalg", "chain_matmul"),
         "slogdet": _tensor_fn("slogdet", Tensor.slogdet), "logdet": _tensor_fn("logdet", Tensor.logdet),
+        **{name: _later("gradcli.engine.ops.lowrank", name) for name in ("svd_lowrank", "pca_lowrank")},
         "matrix_exp": _tensor_fn("matrix_exp", Tensor.matrix_exp), "svd": _tensor_fn("svd", Tensor.svd),
         "qr": _tensor_fn("qr", Tensor.qr), "pinverse": _tensor_fn("pinverse", Tensor.pinverse),
         "trace": _tensor_fn("trace", Tensor.trace), "diag": _tensor_fn("diag", Tensor.diag),

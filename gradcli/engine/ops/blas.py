@@ -201,6 +201,8 @@ def addmm_array(c: np.ndarray, x: np.ndarray, y: np.ndarray, beta=1, alpha=1) ->
         product = linalg.matprod(x, y)
         return (c * beta + product * alpha).astype(x.dtype, copy=False)
     if x.dtype.char in "eE":
+        if x.dtype.char == "E" and linalg.own_gemm(x, y):
+            return linalg.bfloat16_small(x, y, c, beta, alpha)
         return linalg.half_product(x, y, alpha, c, beta)
     if beta == 1 and alpha == 1:
         return _addmm_one(c, x, y)

@@ -514,6 +514,8 @@ def matprod(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     shape = np.broadcast_shapes(x.shape[:-2], y.shape[:-2]) + (x.shape[-2], y.shape[-1])
     budget.check_tensor(shape, max(x.itemsize, y.itemsize))
     if x.dtype.char in "eE":
+        if x.dtype.char == "E" and x.ndim == y.ndim == 2 and own_gemm(x, y):
+            return bfloat16_small(x, y)
         return half_product(x, y)
     if k == 1 and shape[-2] > 1 and shape[-1] > 1 and x.dtype.kind in "fV" and (
             x.ndim == y.ndim == 2 or x.ndim == y.ndim == 3 and shape[0] == 1 and shape[1] * shape[2] >= 400):
@@ -562,6 +564,72 @@ def half_product(x: np.ndarray, y: np.ndarray, scale=1, c=None, beta=0) -> np.nd
     if c is not None and beta != 0:
         out += float(np.float32(beta)) * c.astype(np.float64)
     return out.astype(np.float32).astype(x.dtype)
+
+
+def own_gemm(x: np.ndarray, y: np.ndarray) -> bool:
+    """Whether a bfloat16 product runs PyTorch's own gemm loop: at most 16^3 multiply-adds (oneDNN above), not
+    empty, and neither side a single row or column (the matrix-vector paths)."""
+    m, k = x.shape
+    n = y.shape[1]
+    return m >= 2 and n >= 2 and k >= 1 and m * k * n <= 4096
+
+
+def bfloat16_small(x: np.ndarray, y: np.ndarray, c=None, beta=0, alpha=1) -> np.ndarray:
+    """beta * c + alpha * (x @ y) for bfloat16 matrices of at most 16^3 multiply-adds (both sides at least 2), as
+    PyTorch's own gemm loop computes them below oneDNN's threshold, by the operands' layouts (measured on the
+    oracle, every element of thousands of random products): untransposed operands (or both transposed) sum each
+    dot in four interleaved float partial sums, then add them (its `sum` helper); a transposed second operand
+    sums sixteen float lanes over whole blocks of 16, halves them pairwise, then adds the rest in order (its
+    vectorised dot); each element then becomes beta * c + (alpha * dot) with the first product fused. A
+    transposed first operand accumulates in order from beta * c, one fused product at a time."""
+    f32 = np.float32
+    a, b = x.astype(f32), y.astype(f32)
+    m, k = a.shape
+    n = b.shape[1]
+    x_t = not x.flags.c_contiguous and x.flags.f_contiguous
+    y_t = not y.flags.c_contiguous and y.flags.f_contiguous
+    base = np.zeros((m, n), f32) if c is None or beta == 0 else (f32(beta) * c.astype(f32)).astype(f32)
+    if x_t and not y_t:
+        for l in range(k):
+            fma(f32(alpha) * a[:, l:l + 1] if alpha != 1 else a[:, l:l + 1], b[l:l + 1, :], base, base)
+        return base.astype(x.dtype)
+    dot = _lanes(a, b) if y_t and not x_t else _partials(a, b)
+    scaled = dot if alpha == 1 else (dot * f32(alpha)).astype(f32)
+    if c is None or beta == 0:
+        return scaled.astype(x.dtype)
+    return fma(f32(beta), c.astype(f32), scaled).astype(x.dtype)
+
+
+def _partials(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Each dot of a @ b in float: four partial sums over the inner index by its remainder mod 4 (the tail
+    into the first), then the first plus the second, third and fourth."""
+    k = a.shape[1]
+    parts = [np.zeros((a.shape[0], b.shape[1]), np.float32) for _ in range(4)]
+    whole = k - k % 4
+    for l in range(k):
+        fma(a[:, l:l + 1], b[l:l + 1, :], parts[l % 4 if l < whole else 0], parts[l % 4 if l < whole else 0])
+    total = parts[0]
+    for part in parts[1:]:
+        total += part
+    return total
+
+
+def _lanes(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Each dot of a @ b in float as sixteen vector lanes sum it: lane j takes the products j, j + 16, ... of the
+    whole blocks, the lanes are halved pairwise (8, 4, 2, 1), then the remaining products are added in order."""
+    k = a.shape[1]
+    whole = k - k % 16
+    lanes = np.zeros((16, a.shape[0], b.shape[1]), np.float32)
+    for l in range(whole):
+        fma(a[:, l:l + 1], b[l:l + 1, :], lanes[l % 16], lanes[l % 16])
+    width = 16
+    while width > 1:
+        width //= 2
+        lanes = lanes[:width] + lanes[width:]
+    total = lanes[0].copy()
+    for l in range(whole, k):
+        fma(a[:, l:l + 1], b[l:l + 1, :], total, total)
+    return total
 
 
 def matvec(x: np.ndarray, v: np.ndarray) -> np.ndarray:

@@ -3,7 +3,10 @@ was made with."""
 
 from __future__ import annotations
 
-from gradcli.engine import ops
+import dataclasses
+import math
+
+from gradcli.engine import dtypes, ops
 from gradcli.engine.ops import composed
 from gradcli.engine.state import STATE
 from gradcli.language.nn.activations import PairwiseDistance
@@ -84,6 +87,78 @@ class KLDivLoss(_Loss):
 
     def forward(self, input, target):
         return ops.kl_div(input, target, reduction=self.reduction, log_target=self.log_target)
+
+
+_POLICIES = ("auto", "accurate", "balanced", "compact")
+
+
+@dataclasses.dataclass(slots=True, frozen=True)
+class LinearCrossEntropyOptions:
+    """The chunked path's settings (a frozen dataclass, as PyTorch's): checked when made."""
+
+    allow_retain_graph: bool = False
+    batch_chunk_size: int | None = None
+    chunking_method: str | None = "auto"
+    acc_policy: str = "auto"
+    acc_dtype: object = None
+
+    def __post_init__(self):
+        if self.acc_policy not in _POLICIES:
+            raise ValueError(f"invalid acc_policy: {self.acc_policy!r}")
+        method = self.chunking_method
+        if method is not None and method != "auto":
+            name, sep, factor = method.partition(":")
+            factor = factor if sep else "1"
+            if not (name == "aspect_ratio" and factor.isdigit() and int(factor) > 0):
+                raise ValueError(f"invalid chunking_method: {method!r}")
+        size = self.batch_chunk_size
+        if not (size is None or (isinstance(size, int) and size > 0)):
+            raise ValueError(f"batch_chunk_size must be positive int or None, got {size!r}")
+        if self.acc_dtype is not None and self.acc_dtype not in (dtypes.float16, dtypes.bfloat16, dtypes.float32,
+                                                                   dtypes.float64):
+            raise ValueError("acc_dtype must be one of {None, torch.float16, torch.bfloat16, torch.float32, "
+                             f"torch.float64}}, got {self.acc_dtype!r}. Pass acc_dtype=None to let the op pick "
+                             "automatically.")
+
+
+LinearCrossEntropyOptions.__module__ = "torch.nn.modules.linear_cross_entropy_options"
+
+
+class LinearCrossEntropyLoss(_WeightedLoss):
+    """cross_entropy of a Linear layer's logits (its weight stored flat, reshaped to (C, *out_features, in))."""
+
+    __module__ = "torch.nn.modules.linear_cross_entropy"
+
+    def __init__(self, in_features, num_classes, *, out_features=(), bias=False, device=None, dtype=None,
+                 reduction="mean", weight=None, ignore_index=None, label_smoothing=0.0, options=None):
+        if weight is not None and weight.shape != (num_classes,):
+            raise RuntimeError(f"expected weight shape to be {(num_classes,)}, got {tuple(weight.shape)}")
+        if label_smoothing < 0 or label_smoothing > 1.0:
+            raise RuntimeError(f"expected label_smoothing to be in range [0, 1], got {label_smoothing}")
+        super().__init__(weight=weight, reduction=reduction)
+        self.num_classes = num_classes
+        self.out_features = out_features
+        self.ignore_index = ignore_index
+        self.label_smoothing = label_smoothing
+        from gradcli.language.nn.layers import Linear
+        self.linear = Linear(in_features, math.prod(out_features, start=num_classes), bias=bias, device=device,
+                             dtype=dtype)
+        self.options = options
+
+    def forward(self, input, target):
+        from gradcli.engine.ops.linear_cross_entropy import linear_cross_entropy
+        weight = self.linear.weight.reshape((self.num_classes, *self.out_features, self.linear.in_features))
+        bias = self.linear.bias
+        if bias is not None:
+            bias = bias.reshape((self.num_classes, *self.out_features))
+        return linear_cross_entropy(input, weight, target, linear_bias=bias, weight=self.weight,
+                                    reduction=self.reduction, ignore_index=self.ignore_index,
+                                    label_smoothing=self.label_smoothing, options=self.options)
+
+    def extra_repr(self):
+        return (f"in_features={self.linear.in_features}, num_classes={self.num_classes}, "
+                f"out_features={self.out_features}, bias={self.linear.bias is not None}, reduction={self.reduction}, "
+                f"ignore_index={self.ignore_index}, label_smoothing={self.label_smoothing}, options={self.options}")
 
 
 class NLLLoss(_WeightedLoss):
