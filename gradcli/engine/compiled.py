@@ -123,3 +123,32 @@ def _double(found: tuple, saved: tuple) -> tuple:
 
     made = custom.apply("CompiledFunctionBackward", forward, None, backward, saved, {})
     return made if made.__class__ is tuple else (made,)
+
+
+# torch.compile's modes and backends, checked for the language's torch.compile and Module.compile
+_MODES = ("default", "lite", "reduce-overhead", "max-autotune-no-cudagraphs", "max-autotune")
+_EAGER = ("eager", "eager_debug", "eager_noexcept", "pre_dispatch_eager")     # no AOT autograd: eager nodes
+_AOT = ("inductor", "aot_eager", "aot_eager_decomp_partition", "aot_eager_default_partitioner")
+_OTHERS = ("aot_eager_decomp_partition_crossref", "aot_eager_decomp_partition_with_mode", "aot_ts", "cudagraphs",
+           "dynamo_accuracy_minifier_backend", "dynamo_minifier_backend", "invoke_subgraph", "openxla",
+           "openxla_eval", "ts", "tvm")
+
+
+def compiled_kind(*, fullgraph=False, dynamic=None, backend="inductor", mode=None, options=None, disable=False):
+    """torch.compile's options checked as PyTorch checks them: None when compiling is disabled, else whether the
+    backend runs AOT autograd (one CompiledFunctionBackward node) rather than the eager nodes."""
+    if mode is not None and options is not None:
+        raise RuntimeError("Either mode or options can be specified, but both can't be specified at the same time.")
+    if mode is not None and mode not in _MODES:
+        raise RuntimeError(f"Unrecognized mode={mode}, should be one of: {', '.join(_MODES)}")
+    if backend.__class__ is not str:
+        raise NotImplementedError("gradcli does not implement torch.compile with a backend function (a backend "
+                                  "receives the captured graph, which gradcli does not make)")
+    if backend in _OTHERS:
+        raise NotImplementedError(f"gradcli does not implement torch.compile's backend '{backend}'")
+    if backend not in _EAGER and backend not in _AOT:
+        raise RuntimeError(f"Invalid backend: '{backend}', see `torch._dynamo.list_backends()` for available "
+                           "backends.")
+    if disable:
+        return None
+    return backend not in _EAGER

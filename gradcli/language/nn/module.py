@@ -140,10 +140,10 @@ class Module(ScriptObject, metaclass=ScriptType):
         saves its state as before). As PyTorch's compiler leaves torch.nn's own code running as written, only a
         forward the script defines runs compiled (its results hanging from one CompiledFunctionBackward); a
         torch.nn module's forward, or the "eager" backends, run as they are."""
-        from gradcli.language import compiling
+        from gradcli.engine import compiled
         if args:
             raise TypeError(f"compile() takes 1 positional argument but {len(args) + 1} were given")
-        aot = compiling.compiled_kind(**kwargs)
+        aot = compiled.compiled_kind(**kwargs)
         self.__dict__["_compiled_call"] = aot and _forward_is_scripts(self)
 
     def register_forward_pre_hook(self, hook, *, prepend=False, with_kwargs=False):
@@ -716,11 +716,10 @@ def _missing(module, name: str) -> AttributeError:
 
 def _forward_is_scripts(module) -> bool:
     """Whether the forward `module` runs was written in the script (not one of torch.nn's)."""
-    from gradcli.language.compiler import ScriptFunction
     for cls in type(module).__mro__:
         found = cls.__dict__.get("forward")
         if found is not None:
-            return found.__class__ is ScriptFunction
+            return found.__class__ in classes.FUNCTION_TYPES
     return False
 
 
