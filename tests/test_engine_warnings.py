@@ -311,3 +311,23 @@ def test_linear_cross_entropy_options_that_the_chunked_path_cannot_take_warn_at_
         "linear_bias.shape=(3, 2).\n"
         "  l = torch.nn.functional.linear_cross_entropy(x, w, torch.zeros(6, 2, dtype=torch.long), linear_bias=b, "
         "options=o)\n")
+
+
+def test_making_an_optimiser_lets_a_script_warning_show_again():
+    # PyTorch imports sympy when an optimiser is made, which empties CPython's registries (checked with the oracle)
+    source = ("import torch\nimport warnings\nfor i in range(3):\n    warnings.warn('w')\n    if i == 1:\n"
+              "        opt = torch.optim.SGD([torch.ones(1, requires_grad=True)], lr=0.1)\n")
+    assert warnings_of(source) == "s.grad:4: UserWarning: w\n  warnings.warn('w')\n" * 2
+
+
+def test_schedulers_stepped_before_the_optimiser_warn_at_each_line_that_steps_them():
+    # PyTorch's step() warns with stacklevel=2: once per line of the script that called it (checked with the oracle)
+    source = ("import torch\nopt = torch.optim.SGD([torch.ones(1, requires_grad=True)], lr=0.1)\n"
+              "s1 = torch.optim.lr_scheduler.StepLR(opt, 1)\ns1.step()\ns2 = torch.optim.lr_scheduler.StepLR(opt, 1)\n"
+              "s2.step()\nfor _ in range(2):\n    torch.optim.lr_scheduler.StepLR(opt, 1).step()\n")
+    text = ("UserWarning: Detected call of `lr_scheduler.step()` before `optimizer.step()`. In PyTorch 1.1.0 and "
+            "later, you should call them in the opposite order: `optimizer.step()` before `lr_scheduler.step()`.  "
+            "Failure to do this will result in PyTorch skipping the first value of the learning rate schedule. See "
+            "more details at https://pytorch.org/docs/stable/optim.html#how-to-adjust-learning-rate")
+    assert warnings_of(source) == (f"s.grad:4: {text}\n  s1.step()\ns.grad:6: {text}\n  s2.step()\n"
+                                   f"s.grad:8: {text}\n  torch.optim.lr_scheduler.StepLR(opt, 1).step()\n")

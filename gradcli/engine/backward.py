@@ -41,8 +41,6 @@ def _make_grads(outputs: tuple, grads: tuple, batched: bool, via: str) -> list:
         if out.__class__ is not Tensor:
             raise AssertionError("Expected output to be a torch.Tensor")
         if g.__class__ is Tensor:
-            if STATE.registry_epoch == 0:       # PyTorch's first given gradient imports sympy (STATE.gradient_given)
-                STATE.gradient_given()
             shape = g._a.shape[1:] if batched else g._a.shape
             if shape != out._a.shape:
                 if batched:     # (PyTorch's message drops the first dim of the first grad again)
@@ -196,7 +194,10 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
         if not inputs_tuple:
             raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
     outputs = _outputs_tuple(tensors)
-    grads = _make_grads(outputs, _grads_tuple(grad_tensors, len(outputs)), False, "backward")
+    given = _grads_tuple(grad_tensors, len(outputs))
+    if STATE.registry_epoch == 0 and any(g.__class__ is Tensor for g in given):
+        STATE.gradient_given()          # PyTorch imports sympy for a gradient given as a tensor
+    grads = _make_grads(outputs, given, False, "backward")
     retain, create_graph = _engine_flags(retain_graph, create_graph)
     done = None
     observer = STATE.observer
@@ -230,7 +231,10 @@ def differentiate(outputs, inputs, grad_outputs=None, retain_graph=None, create_
     inputs_tuple = (inputs,) if inputs.__class__ is Tensor else tuple(inputs)
     if not inputs_tuple:
         raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
-    grads = _make_grads(outputs, _grads_tuple(grad_outputs, len(outputs)), bool(is_grads_batched), "grad")
+    given = _grads_tuple(grad_outputs, len(outputs))
+    if script and STATE.registry_epoch == 0 and any(g.__class__ is Tensor for g in given):
+        STATE.gradient_given()          # PyTorch imports sympy for a gradient given as a tensor
+    grads = _make_grads(outputs, given, bool(is_grads_batched), "grad")
     observer = STATE.observer
     if observer is not None:
         observer.gradients_made(outputs, None if is_grads_batched else grads)

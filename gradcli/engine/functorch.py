@@ -384,6 +384,7 @@ def _zeros(t: Tensor) -> Tensor:
 # ------------------------------------------------------------------------------- grad, grad_and_value
 
 def _grad_and_value(func, argnums, has_aux, args, kwargs):
+    STATE.gradient_given()              # torch.func.grad imports sympy in PyTorch (STATE.gradient_given)
     level = _Level()
     try:
         with autograd.enable_grad():
@@ -486,6 +487,7 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_
         raise ValueError("jacrev: `chunk_size` should be greater than 0.")
 
     def wrapper(*args):
+        STATE.gradient_given()          # (PyTorch's jacrev gives its vector-Jacobian products tensors)
         out = _vjp(func, args, argnums, has_aux)
         output, vjp_fn = out[0], out[1]
         flat_out, out_spec = flatten(output)

@@ -92,6 +92,7 @@ def _analytical_jacobian(inputs, output, nondet_tol: float, v=None) -> list:
     "reentrant"), else PyTorch's GradcheckError."""
     diff = _diff_inputs(inputs)
     n = output._a.size if v is None else 1      # fast mode: one row, the product with v
+    STATE.gradient_given()              # (PyTorch's vector-Jacobian products give their gradients as tensors)
     runs = []
     for _ in range(2):
         jacs = [np.zeros((t._a.size, n), dtype=t._a.dtype) for t in diff]

@@ -60,8 +60,10 @@ def _load_without(scheduler, state_dict, key: str):
 
 
 def _warn(message: str) -> None:
-    # Python's default warning filter shows a warning once per place in PyTorch's source: once a run
-    STATE.warn_once(message[:40], "UserWarning", message)
+    """A warning PyTorch's step() gives with stacklevel=2: placed at the script's line that called step(), and
+    shown once per such line (two schedulers stepped early on two lines warn twice)."""
+    if STATE.warn is not None:
+        STATE.warn("UserWarning", message)
 
 
 def _track_step(optimizer) -> None:
@@ -159,7 +161,9 @@ class LRScheduler:
 
     def _check_within_step(self) -> None:
         if not self._get_lr_called_within_step:
-            _warn("To get the last learning rate computed by the scheduler, please use `get_last_lr()`.")
+            # (placed by PyTorch in its own get_lr: shown once per message)
+            STATE.warn_python("UserWarning", "To get the last learning rate computed by the scheduler, please use "
+                              "`get_last_lr()`.")
 
 
 class _LambdaState:

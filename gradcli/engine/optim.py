@@ -80,6 +80,7 @@ class Optimizer:
     state dicts; subclasses give `defaults` and `_update`."""
 
     def __init__(self, params, defaults: dict):
+        STATE.gradient_given()          # making an optimiser imports sympy in PyTorch (STATE.gradient_given)
         name = type(self).__name__
         if defaults.get("fused"):
             if defaults.get("differentiable"):

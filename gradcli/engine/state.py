@@ -134,8 +134,10 @@ class EngineState:
 
     def gradient_given(self) -> None:
         """PyTorch imports sympy the first time a gradient is given as a tensor (to backward or autograd.grad,
-        its own gradcheck's included), and that import changes the warnings filters, which makes CPython forget
-        every warning it has shown: the Python warnings shown once until then may show again."""
+        gradcheck's and torch.func.grad's/jacrev's own calls included), an optimiser is made or torch.compile is
+        called, and that import changes the warnings filters, which makes CPython forget every warning it has
+        shown: the Python warnings shown once until then may show again. (Measured with the oracle; other
+        PyTorch calls that import it first are not modelled.)"""
         if self.registry_epoch == 0:
             self.registry_epoch = 1
             self.warned_once = {key for key in self.warned_once if not key.startswith("py:")}

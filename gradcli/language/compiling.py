@@ -9,6 +9,7 @@ it prints `OptimizedModule((_orig_mod): ...)`, prefixes its state_dict keys and 
 from __future__ import annotations
 
 from gradcli.engine import autograd, compiled
+from gradcli.engine.state import STATE
 
 
 def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mode=None, options=None,
@@ -21,6 +22,7 @@ def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mo
         raise AssertionError(f"A callable function is expected, but {type(model)} is provided.")
     aot = compiled.compiled_kind(fullgraph=fullgraph, dynamic=dynamic, backend=backend, mode=mode,
                                  options=options, disable=disable)
+    STATE.gradient_given()              # torch.compile imports sympy in PyTorch (STATE.gradient_given)
     if aot is None:
         return model
     from gradcli.language.nn.module import Module
