@@ -3,6 +3,8 @@ line that caused them, as PyTorch's Python warning shows them."""
 
 import io
 
+import pytest
+
 from gradcli import cli
 from gradcli.session import Session
 
@@ -291,10 +293,13 @@ def test_gradcheck_of_an_input_that_is_not_float64_warns_as_pythons_registry_all
                                    f"s.grad:6: {text.format(1)}\n  {lines[5]}\n")
 
 
-def test_the_first_gradient_given_as_a_tensor_lets_a_script_warning_show_again():
-    # PyTorch's lazy import of sympy empties CPython's registries once (checked with the oracle)
+@pytest.mark.parametrize("trigger", ["(x * 2).backward(torch.ones(2))",
+                                     "opt = torch.optim.SGD([torch.ones(1, requires_grad=True)], lr=0.1)"])
+def test_what_imports_sympy_in_pytorch_lets_a_script_warning_show_again(trigger):
+    # PyTorch's lazy import of sympy (a gradient given as a tensor, an optimiser made) empties CPython's registries
+    # once (checked with the oracle)
     source = ("import torch\nimport warnings\nx = torch.ones(2, requires_grad=True)\nfor i in range(3):\n"
-              "    warnings.warn('w')\n    if i == 1:\n        (x * 2).backward(torch.ones(2))\n")
+              f"    warnings.warn('w')\n    if i == 1:\n        {trigger}\n")
     assert warnings_of(source) == "s.grad:5: UserWarning: w\n  warnings.warn('w')\n" * 2
 
 
@@ -311,13 +316,6 @@ def test_linear_cross_entropy_options_that_the_chunked_path_cannot_take_warn_at_
         "linear_bias.shape=(3, 2).\n"
         "  l = torch.nn.functional.linear_cross_entropy(x, w, torch.zeros(6, 2, dtype=torch.long), linear_bias=b, "
         "options=o)\n")
-
-
-def test_making_an_optimiser_lets_a_script_warning_show_again():
-    # PyTorch imports sympy when an optimiser is made, which empties CPython's registries (checked with the oracle)
-    source = ("import torch\nimport warnings\nfor i in range(3):\n    warnings.warn('w')\n    if i == 1:\n"
-              "        opt = torch.optim.SGD([torch.ones(1, requires_grad=True)], lr=0.1)\n")
-    assert warnings_of(source) == "s.grad:4: UserWarning: w\n  warnings.warn('w')\n" * 2
 
 
 def test_schedulers_stepped_before_the_optimiser_warn_at_each_line_that_steps_them():
