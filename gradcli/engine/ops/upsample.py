@@ -32,7 +32,7 @@ import numpy as np
 
 from gradcli.engine import budget
 from gradcli.engine.fma import fma
-from gradcli.engine.recording import Op, apply, is_meta, type_word
+from gradcli.engine.recording import Op, apply, check_list_int, is_meta, type_word
 from gradcli.engine.state import STATE
 from gradcli.engine.tensor import Tensor
 
@@ -702,9 +702,17 @@ def _output_size(spatial: list, output_size, scale_factors) -> tuple:
     return tuple(out)
 
 
+_KERNELS = {"nearest": "upsample_nearest{}d", "nearest-exact": "_upsample_nearest_exact{}d", "cubic": "upsample_bicubic{}d",
+            "linear": {1: "upsample_linear1d", 2: "upsample_bilinear2d", 3: "upsample_trilinear3d"}}
+
+
 def _upsample(a: Tensor, kind: str, nd: int, output_size, scale_factors, align: bool) -> Tensor:
     x = a._a
     spatial = list(x.shape[2:])
+    if output_size is not None:         # the kernel's parser reads the sizes into 64 bits
+        name = _KERNELS[kind][nd] if kind == "linear" else _KERNELS[kind].format(nd)
+        for i, v in enumerate(output_size):
+            check_list_int(v, name, "output_size", i + 1)
     osz = _output_size(spatial, output_size, scale_factors)
     scales = tuple(scale_factors) if scale_factors is not None else (None,) * nd
     if min(spatial + list(osz)) <= 0:
