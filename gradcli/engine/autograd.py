@@ -1170,16 +1170,17 @@ def _sweep(roots, grads, retain_graph, F, targets, capture, observer):
                 # with an observer, g must reach it unchanged: the joint formula may not write into it
                 grads_in = _joint(op, g, values, fit, F, mine and observer is None)
                 fresh = grads_in is not None or fresh
-            if grads_in is None and F.tensors and op.combined is not None:
-                # one formula for all the inputs under create_graph (Op.combined), its gradients then fitted
-                grads_in = list(op.combined(F, g, node, tuple(child is not None for child in inputs), *values))
-                if fit is not None:
-                    grads_in = [gi if gi is None or fit[i] is None else _fit(F, gi, fit[i])
-                                for i, gi in enumerate(grads_in)]
-            if grads_in is None and (watched or hooks is not None or (op.order is not None and F.tensors)):
-                # a tool or a post-hook sees all the gradients before they are handed on; under create_graph
-                # a row whose formulas PyTorch runs in another order than its inputs' runs them in that order
-                grads_in = _formulas(op.backward, inputs, g, values, fit, F, op.order if F.tensors else None)
+            if grads_in is None and (F.tensors or watched or hooks is not None):     # (one test on the plain path)
+                if F.tensors and op.combined is not None:
+                    # one formula for all the inputs under create_graph (Op.combined), its gradients then fitted
+                    grads_in = list(op.combined(F, g, node, tuple(child is not None for child in inputs), *values))
+                    if fit is not None:
+                        grads_in = [gi if gi is None or fit[i] is None else _fit(F, gi, fit[i])
+                                    for i, gi in enumerate(grads_in)]
+                elif watched or hooks is not None or op.order is not None:
+                    # a tool or a post-hook sees all the gradients before they are handed on; under create_graph
+                    # a row whose formulas PyTorch runs in another order than its inputs' runs them in that order
+                    grads_in = _formulas(op.backward, inputs, g, values, fit, F, op.order if F.tensors else None)
             if watched and grads_in is not None:
                 if anomaly:
                     _check_nan(node, grads_in, F)
