@@ -261,3 +261,13 @@ def test_a_refused_flash_kernel_says_why_before_the_error():
         f"s.grad:6: UserWarning: Flash attention kernel not used because: {where}sdp_utils_cpp.cpp:99.)\n" + line +
         "s.grad:6: UserWarning: All fused kernels requires query, key and value to be 4 dimensional, but got Query "
         f"dim: 3, Key dim: 3, Value dim: 3 instead. {where}sdp_utils_cpp.h:327.)\n" + line)
+
+
+def test_torch_range_warns_that_it_is_deprecated_once_per_line_after_its_arguments_are_parsed():
+    # PyTorch 2.13 prints exactly this (checked with the oracle): no warning for a call its parser refuses
+    text = ("UserWarning: torch.range is deprecated and will be removed in a future release because its behavior "
+            "is inconsistent with Python's range builtin. Instead, use torch.arange, which produces values in "
+            "[start, end).")
+    source = ("import torch\nfor _ in range(2):\n    x = torch.range(1, 4)\ntry:\n    torch.range(1)\n"
+              "except TypeError:\n    pass\ntry:\n    torch.range(1, 4, 0)\nexcept RuntimeError:\n    pass\n")
+    assert warnings_of(source) == f"s.grad:3: {text}\n  x = torch.range(1, 4)\ns.grad:9: {text}\n  torch.range(1, 4, 0)\n"

@@ -356,6 +356,8 @@ SIGNATURES = {
                                  "(Tensor input, str ord = \"fro\", tuple of ints dim = {-2,-1}, bool keepdim = False, "
                                  "*, torch.dtype dtype = None, Tensor out = None)"],
     "torch.eye": [f"(int n, {_FACTORY_KW})", f"(int n, int m, {_FACTORY_KW})"],
+    "torch.range": ["(Number start, Number end, Number step = 1, *, Tensor out = None, torch.dtype dtype = None, "
+                    "torch.layout layout = None, torch.device device = None, bool requires_grad = False)"],
     "torch.multinomial": ["(Tensor input, int num_samples, bool replacement = False, *, "
                           "torch.Generator generator = None, Tensor out = None)"],
     "Tensor.multinomial": ["(int num_samples, bool replacement = False, *, torch.Generator generator = None)"],
@@ -669,6 +671,8 @@ def _fits(ptype: str, value, numbers_as_tensors=False) -> bool:
         return cls is dtypes.DType
     if ptype == "torch.memory_format":
         return cls is dtypes.MemoryFormat
+    if ptype == "torch.layout":
+        return cls is dtypes.Layout
     if ptype == "torch.device":
         return cls is str or cls is int or type_name(value) == "torch.device"
     if ptype == "tuple of ints":
@@ -744,7 +748,8 @@ def _bind(name: str, sig: _Signature, args: tuple, kwargs: dict):
         elif p.optional:
             continue
         else:
-            missing = [q.name for q in sig.params[i:] if not q.optional and q.name not in kwargs]
+            # (PyTorch names every required parameter from the first one missing on, given by keyword or not)
+            missing = [q.name for q in sig.params[i:] if not q.optional]
             return (f"{name}() missing {len(missing)} required positional argument{'s' if len(missing) == 1 else ''}: "
                     + ", ".join(f'"{m}"' for m in missing))
         if value is None and p.nullable:

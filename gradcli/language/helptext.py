@@ -39,6 +39,8 @@ _WHAT = {
     "randn": "Standard normal random numbers of the given shape, from the default generator.",
     "randint": "Random integers in [low, high) of the given shape.",
     "randperm": "A random permutation of the integers 0 .. n-1.",
+    "range": "Deprecated: the values from start to end inclusive, in steps of step, in the default float type unless "
+             "dtype is given (torch.arange leaves end out).",
     "normal": "Normal random numbers with the given mean and standard deviation.",
     "rand_like": "Uniform random numbers shaped like `input`.",
     "randn_like": "Standard normal random numbers shaped like `input`.",
