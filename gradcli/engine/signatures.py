@@ -533,6 +533,8 @@ SIGNATURES = {
     "Tensor.expand": ["(tuple of ints size, *, bool implicit = False)"],
     "Tensor.flip": ["(tuple of ints dims)"],
     "Tensor.repeat": ["(tuple of ints repeats)"],
+    "Tensor.resize_as_": ["(Tensor the_template, *, torch.memory_format memory_format = None)"],
+    "torch.resize_as_": ["(Tensor input, Tensor the_template, *, torch.memory_format memory_format = None)"],
     "Tensor.tile": ["(tuple of ints dims)"],
     **{f"Tensor.{name}": [f"(tuple of ints size, {_FACTORY_KW.replace('Tensor out = None, ', '')})"]
        for name in ("new_zeros", "new_ones", "new_empty")},

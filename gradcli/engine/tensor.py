@@ -1994,6 +1994,14 @@ class Tensor:
             repeats = signatures.one_int_list("Tensor.repeat", repeats, kwargs)
         return ops.repeat(self, *repeats)
 
+    def resize_(self, *size, memory_format=None, **kwargs):
+        from gradcli.engine import resize
+        return resize.resize_(self, *size, memory_format=memory_format, **kwargs)
+
+    def resize_as_(self, *args, **kwargs):
+        from gradcli.engine import resize
+        return resize.resize_as_(self, *args, **kwargs)
+
     def tile(self, *dims, **kwargs):
         if kwargs or not dims:
             dims = signatures.one_int_list("Tensor.tile", dims, kwargs)

@@ -755,6 +755,10 @@ _WHAT = {
     # shapes and views
     "reshape": "The same elements in a new shape (a view when possible); -1 stands for the size that fits.",
     "view": "The same storage seen with a new shape; -1 stands for the size that fits.",
+    "resize_": "Gives the tensor a new shape in place, its elements laid out contiguously from where it starts in "
+               "its storage, which grows when the shape needs more (new elements are 0 in gradcli, uninitialised "
+               "in PyTorch); refused for a tensor that requires grad.",
+    "resize_as_": "Gives the tensor the shape of `the_template` in place, as resize_ does.",
     "view_as": "A view with the shape of `other`.", "reshape_as": "The elements in the shape of `other`.",
     "flatten": "The elements of dims start_dim .. end_dim in one dimension.",
     "unflatten": "Splits one dimension into the given sizes.",

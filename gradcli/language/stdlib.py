@@ -983,6 +983,7 @@ def _build_torch() -> ScriptModule:
         **_CONV,
         "embedding_bag": _later("gradcli.engine.ops.embedding_bag", "torch_embedding_bag"),
         # group: creation
+        "resize_as_": _later("gradcli.engine.resize", "torch_resize_as_"),
         "arange": factories.arange, "range": factories.inclusive_range, "linspace": factories.linspace, "logspace": factories.logspace,
         **{name: _later("gradcli.engine.windows", name) for name in (
             "hann_window", "hamming_window", "bartlett_window", "blackman_window", "kaiser_window")},
