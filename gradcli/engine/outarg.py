@@ -38,6 +38,8 @@ DIFFERENT_DTYPE = {
     **{name: "Expected the dtype for input and out to match, but got {src} for input's dtype and {dst} for out's "
              "dtype." for name in ("amax", "amin")},
     "where": "Expected out type to be {src} but got {dst}",
+    "histogram": "torch.histogram: input tensor and hist tensor should have the same dtype, but got input {src_c} and "
+                 "hist {dst_c}",
     "index_select": "index_select(): self and result must have the same scalar type",
     "nonzero": "nonzero: Expected out tensor to have scalar type {src} but got scalar type{dst}",
     "nan_to_num": "nan_to_num: dtype of out: {dst} should be same as input: {src}",

@@ -390,6 +390,13 @@ SIGNATURES = {
     **{f"Tensor.{name}": ["(int dim)"] for name in ("cummax", "cummin", "logcumsumexp")},
     "torch.logcumsumexp": ["(Tensor input, int dim, *, Tensor out = None)"],
     # statistics (ops.statistics)
+    "torch.histogram": ["(Tensor input, Tensor bins, *, Tensor weight = None, bool density = False, "
+                        "tuple of Tensors out = None)",
+                        "(Tensor input, int bins = 100, *, tuple of floats range = None, Tensor weight = None, "
+                        "bool density = False, tuple of Tensors out = None)"],
+    "Tensor.histogram": ["(Tensor bins, *, Tensor weight = None, bool density = False)",
+                         "(int bins = 100, *, tuple of floats range = None, Tensor weight = None, "
+                         "bool density = False)"],
     "torch.histc": ["(Tensor input, int bins = 100, Number min = 0, Number max = 0, *, Tensor out = None)"],
     "Tensor.histc": ["(int bins = 100, Number min = 0, Number max = 0)"],
     "torch.cov": ["(Tensor input, *, int correction = 1, Tensor fweights = None, Tensor aweights = None)"],
@@ -685,6 +692,8 @@ def _fits(ptype: str, value, numbers_as_tensors=False) -> bool:
                               and (not value or value[0].__class__ is int))
     if ptype == "torch.Generator":
         return type_name(value) == "torch._C.Generator"
+    if ptype == "tuple of floats":
+        return (cls is tuple or cls is list) and all(e.__class__ in (int, float) for e in value)
     if ptype == "tuple of Tensors":
         return (cls is tuple or cls is list) and all(e.__class__ is tensor.Tensor for e in value)
     if ptype == "object":

@@ -775,6 +775,10 @@ class Tensor:
     def histc(self, *args, **kwargs):
         return ops.histc_method(self, *args, **kwargs)
 
+    def histogram(self, *args, **kwargs):
+        from gradcli.engine.ops import statistics
+        return statistics.histogram_method(self, *args, **kwargs)
+
     def cov(self, *args, **kwargs):
         return ops.cov_method(self, *args, **kwargs)
 

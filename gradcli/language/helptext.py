@@ -724,6 +724,9 @@ _WHAT = {
     "logcumsumexp": "log(cumsum(exp(x))) along `dim`, computed without overflow.",
     "histc": "A histogram of the elements: counts in `bins` equal bins between min and max (the data's range "
              "when they are equal); elements outside are ignored.",
+    "histogram": "A histogram of the flattened input: torch.return_types.histogram(hist, bin_edges), with `bins` "
+                 "equal bins over `range` (the data's range by default) or the edges in a tensor; `weight` adds "
+                 "weights instead of 1s, `density` divides by the total and the bin widths.",
     "cov": "The covariance matrix of the rows (variables) over the columns (observations), optionally weighted "
            "by fweights and aweights, divided by the weights' sum less `correction`.",
     "corrcoef": "The Pearson correlation coefficients of the rows (variables) over the columns (observations).",

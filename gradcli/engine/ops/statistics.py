@@ -1,4 +1,4 @@
-"""Statistics of samples: histc, cov, corrcoef, trapezoid, trapz, cumulative_trapezoid and isin.
+"""Statistics of samples: histc, histogram, cov, corrcoef, trapezoid, trapz, cumulative_trapezoid and isin.
 
 cov, corrcoef and the trapezoid rules are CompositeImplicit in PyTorch (Correlation.cpp, Integration.cpp): they
 are built here from the same ops in the same order, so their values round as PyTorch's do and their grad_fn
@@ -16,9 +16,9 @@ import numpy as np
 from gradcli.engine import budget, dtypes, ops, signatures
 from gradcli.engine.factories import _linspace
 from gradcli.engine.layout import contiguous
-from gradcli.engine.ops import arith
+from gradcli.engine.ops import arith, elementwise
 from gradcli.engine.ops.order import _bound
-from gradcli.engine.recording import index_arg, type_word, wrap_dim
+from gradcli.engine.recording import checked_scalar, index_arg, type_word, wrap_dim
 from gradcli.engine.state import STATE
 from gradcli.engine.tensor import Tensor
 
@@ -72,14 +72,15 @@ def _c_number(v: float) -> str:
         return "-nan" if math.copysign(1.0, v) < 0 else "nan"
     return f"{v:g}"
 
-def histogram_counts(x: np.ndarray, edges: np.ndarray) -> np.ndarray:
+def histogram_counts(x: np.ndarray, edges: np.ndarray, weight=None) -> np.ndarray:
     """The histogram kernel's counts (LINEAR_INTERPOLATION_WITH_LOCAL_SEARCH), in x's dtype: each element in
     [edges[0], edges[-1]] goes to bin int((x - lo) * (n - 1) / (hi - lo)) computed in x's dtype, corrected by
     an upper bound among the edges from one before to two after it; the last edge belongs to the last bin."""
     n = edges.size
     lo, hi = edges[0], edges[-1]
     dt = x.dtype.type
-    inside = x[(x >= lo) & (x <= hi)]
+    keep = (x >= lo) & (x <= hi)
+    inside = x[keep]
     with np.errstate(over="ignore", invalid="ignore"):
         guess = ((inside - lo) * dt(n - 1) / (hi - lo)).astype(np.int64)
     first = np.maximum(guess - 1, 0)
@@ -91,8 +92,157 @@ def histogram_counts(x: np.ndarray, edges: np.ndarray) -> np.ndarray:
         pos += within & (edges[np.minimum(j, n - 1)] <= inside)
     pos -= 1
     pos[pos == n - 1] -= 1
-    counts = np.bincount(pos, minlength=n - 1)[:n - 1]
-    return counts.astype(x.dtype)
+    return _accumulated(pos, n - 1, x.dtype, weight, keep)
+
+
+def _upper_bound(edges: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """std::upper_bound's position of each x among `edges`, by its own bisection (so unsorted edges give what
+    PyTorch's binary search gives them)."""
+    first = np.zeros(x.shape, np.int64)
+    count = np.full(x.shape, edges.size, np.int64)
+    while count.any():
+        step = count // 2
+        right = (count > 0) & ~(x < edges[np.minimum(first + step, edges.size - 1)])
+        first = np.where(right, first + step + 1, first)
+        count = np.where(right, count - step - 1, step)
+    return first
+
+
+# ---------------------------------------------------------------------------------------------- histogram
+
+def histogram(*args, **kwargs):
+    """torch.histogram(input, bins, *, range, weight, density): torch.return_types.histogram(hist, bin_edges),
+    as PyTorch's histogramdd kernel computes a 1-d histogram of the flattened input."""
+    form, values = signatures.bound("torch.histogram", args, kwargs)
+    return _histogram(values["input"], form, values)
+
+
+def histogram_method(self: Tensor, *args, **kwargs):
+    form, values = signatures.bound("Tensor.histogram", args, kwargs)
+    return _histogram(self, form, values)
+
+
+def _histogram(a: Tensor, form: int, values: dict):
+    x, weight, bins = a._a, values["weight"], values["bins"]
+    if form == 1:       # a number of equal bins over range= (the data's own range by default)
+        count = 100 if bins is None else index_arg(bins)
+        _bins_positive(count)
+        left, right = _outer_edges(x, values["range"])
+        edges = None
+        if x.dtype.kind in "fV":
+            checked_scalar(left, x.dtype)       # (linspace converts its ends to the input's type, checked)
+            checked_scalar(right, x.dtype)
+            budget.check_tensor((count + 1,), x.itemsize)
+            edges = _linspace(left, right, count + 1, x.dtype)
+        _check_histogram_inputs(x, None, weight)
+    else:
+        _check_histogram_inputs(x, bins._a, weight)
+        _bins_positive(bins._a.size - 1)
+        edges = bins._a
+    if x.dtype.kind not in "fV" or x.dtype.itemsize < 4:
+        raise NotImplementedError(f"\"histogram_cpu\" not implemented for '{type_word(x)}'")
+    flat = x.reshape(-1)
+    if form == 1:       # (linear interpolation into the edges, then a search among the neighbouring ones)
+        hist = histogram_counts(flat, edges, None if weight is None else weight._a.reshape(-1))
+    else:
+        hist = _searched_counts(flat, edges, None if weight is None else weight._a.reshape(-1))
+    hist = Tensor(hist)
+    if values["density"]:       # PyTorch's order: by the sum (as a number), then by each bin's width
+        hist = arith.div(arith.div(hist, hist.sum().item()), Tensor(edges.copy()).diff())
+    out = (hist, Tensor(edges.copy()))
+    tracked = [t for t in (a, weight, bins) if t.__class__ is Tensor and t.requires_grad]
+    if tracked and STATE.recording:       # one NotImplemented node for both results, as PyTorch's
+        from gradcli.engine.autograd import OutputSlot
+        node = elementwise.not_implemented(out[0]._a, tuple(tracked), "histogram").grad_fn
+        for k, t in enumerate(out):
+            t.grad_fn = OutputSlot(node, k, 2)
+            t.requires_grad = True
+    return ops.reduce.ReturnTypes("histogram", *out)
+
+
+def _bins_positive(count: int) -> None:
+    if count <= 0:
+        raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {count} for dimension 0")
+
+
+def _outer_edges(x: np.ndarray, given) -> tuple:
+    """The leftmost and rightmost edges: range= or the data's min and max (0 and 1 for no data), widened by
+    half on each side when they are equal."""
+    if given is not None:
+        if len(given) != 2:
+            raise RuntimeError(f"torch.histogramdd: for a 1-dimensional histogram range should have 2 elements, "
+                               f"but got {len(given)}")
+        left, right = float(given[0]), float(given[1])
+    elif x.size:
+        if x.dtype.kind not in "fV" or x.dtype.itemsize < 4:
+            raise NotImplementedError(f"\"histogramdd\" not implemented for '{type_word(x)}'")
+        left, right = float(x.min()), float(x.max())
+    else:
+        left, right = 0.0, 1.0
+    if not (math.isfinite(left) and math.isfinite(right)):
+        raise RuntimeError(f"torch.histogramdd: dimension 0's range [{_c_number(left)}, {_c_number(right)}] is "
+                           "not finite")
+    if not left <= right:
+        raise RuntimeError(f"torch.histogramdd: min should not exceed max, but got min {_c_number(left)} max "
+                           f"{_c_number(right)} for dimension 0")
+    if left == right:
+        left, right = left - 0.5, right + 0.5
+    return left, right
+
+
+def _check_histogram_inputs(x: np.ndarray, bins, weight) -> None:
+    """PyTorch's checks of the bin edges given and of the weights, in its order."""
+    from gradcli.engine.ops.linalg import cxx_type
+    if bins is not None:
+        if bins.dtype != x.dtype:
+            raise RuntimeError(f"torch.histogramdd: input tensor and bins tensors should have the same dtype, but "
+                               f"got input with dtype {cxx_type(x.dtype)} and bins for dimension 0 with dtype "
+                               f"{cxx_type(bins.dtype)}")
+        if bins.ndim != 1:
+            raise RuntimeError(f"torch.histogramdd: bins tensor should have one dimension, but got {bins.ndim} "
+                               "dimensions in the bins tensor for dimension 0")
+        if not bins.size:
+            raise RuntimeError("torch.histogramdd: bins tensor should have at least 1 element, but got 0 elements "
+                               "in the bins tensor for dimension 0")
+    if weight is not None:
+        w = weight._a
+        if w.dtype != x.dtype:
+            raise RuntimeError("torch.histogramdd: if weight tensor is provided, input tensor and weight tensor "
+                               f"should have the same dtype, but got input({cxx_type(x.dtype)}), and "
+                               f"weight({cxx_type(w.dtype)})")
+        if w.size != x.size:
+            raise RuntimeError("torch.histogramdd: if weight tensor is provided it should have the same shape as "
+                               "the input tensor excluding its innermost dimension, but got input with shape "
+                               f"[{x.size}, 1] and weight with shape {list(w.shape)}")
+
+
+def _searched_counts(x: np.ndarray, edges: np.ndarray, weight) -> np.ndarray:
+    """The histogram kernel's counts for bin edges given (BINARY_SEARCH): each element in [edges[0], edges[-1]]
+    goes to the bin before the first edge past it; the last edge belongs to the last bin."""
+    n = edges.size
+    keep = (x >= edges[0]) & (x <= edges[-1])
+    pos = _upper_bound(edges, x[keep]) - 1
+    pos[pos == n - 1] -= 1
+    return _accumulated(pos, n - 1, x.dtype, weight, keep)
+
+
+def _accumulated(pos: np.ndarray, bins: int, dt: np.dtype, weight, keep: np.ndarray) -> np.ndarray:
+    """Each kept element's 1 (or weight) added into its bin, in dtype `dt`, as the kernel adds them: the elements
+    split into one range per thread (of at least _GRAIN), each range summed in order into its own histogram,
+    then the threads' histograms summed."""
+    if weight is None:
+        return np.bincount(pos, minlength=bins)[:bins].astype(dt)
+    from gradcli.engine import cascade
+    n = keep.size
+    threads = max(1, min(cascade.get_num_threads(), -(-n // _GRAIN))) if n > _GRAIN else 1
+    chunk = -(-n // threads) if n else 1
+    where = np.nonzero(keep)[0]
+    parts = np.zeros((threads, bins), dt)
+    np.add.at(parts, (where // chunk, pos), weight[where])
+    return parts[0] if threads == 1 else cascade.sum_array(parts, (0,))
+
+
+_GRAIN = 200        # PyTorch's HISTOGRAM_GRAIN_SIZE: the fewest elements a thread takes
 
 
 # --------------------------------------------------------------------------------------------- cov, corrcoef
