@@ -271,3 +271,11 @@ def test_torch_range_warns_that_it_is_deprecated_once_per_line_after_its_argumen
     source = ("import torch\nfor _ in range(2):\n    x = torch.range(1, 4)\ntry:\n    torch.range(1)\n"
               "except TypeError:\n    pass\ntry:\n    torch.range(1, 4, 0)\nexcept RuntimeError:\n    pass\n")
     assert warnings_of(source) == f"s.grad:3: {text}\n  x = torch.range(1, 4)\ns.grad:9: {text}\n  torch.range(1, 4, 0)\n"
+
+
+def test_set_warn_always_gives_a_once_per_process_warning_at_every_line_while_it_is_on():
+    # PyTorch 2.13 prints exactly these four (checked with the oracle): Python's filter still shows a line once
+    source = ("import torch\nt = torch.tensor(1.5, requires_grad=True)\nfloat(t)\nfloat(t)\ntorch.set_warn_always(True)\n"
+              "float(t)\nfloat(t)\nfor _ in range(2):\n    float(t)\ntorch.set_warn_always(False)\nfloat(t)\n")
+    assert warnings_of(source) == "".join(f"s.grad:{line}: {SCALAR}\n  {text}\n" for line, text in (
+        (3, "float(t)"), (6, "float(t)"), (7, "float(t)"), (9, "float(t)")))

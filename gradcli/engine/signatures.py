@@ -390,6 +390,17 @@ SIGNATURES = {
     **{f"Tensor.{name}": ["(int dim)"] for name in ("cummax", "cummin", "logcumsumexp")},
     "torch.logcumsumexp": ["(Tensor input, int dim, *, Tensor out = None)"],
     # statistics (ops.statistics)
+    **{f"torch.{name}": [f"(Tensor input, {hx} hx, Tensor w_ih, Tensor w_hh, Tensor b_ih = None, "
+                         "Tensor b_hh = None)"]
+       for name, hx in (("rnn_tanh_cell", "Tensor"), ("rnn_relu_cell", "Tensor"), ("gru_cell", "Tensor"),
+                        ("lstm_cell", "tuple of Tensors"))},
+    "torch.native_layer_norm": ["(Tensor input, tuple of ints normalized_shape, Tensor? weight, Tensor? bias, "
+                                "float eps)"],
+    "torch.native_batch_norm": ["(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, "
+                                "Tensor? running_var, bool training, float momentum, float eps, *, "
+                                "tuple of Tensors out = None)"],
+    "torch.view_copy": ["(Tensor input, torch.dtype dtype, *, Tensor out = None)",
+                        "(Tensor input, tuple of ints size, *, Tensor out = None)"],
     "torch.histogram": ["(Tensor input, Tensor bins, *, Tensor weight = None, bool density = False, "
                         "tuple of Tensors out = None)",
                         "(Tensor input, int bins = 100, *, tuple of floats range = None, Tensor weight = None, "

@@ -28,6 +28,8 @@ parameter_marks: dict = {}
 # node -> where its saved values hold the piece's position (the nodes whose results are pieces of one input)
 _PIECE_POSITION = {"SplitBackward0": 2, "SplitWithSizesBackward0": 2, "UnsafeSplitBackward0": 2,
                    "UnsafeSplitWithSizesBackward0": 2, "UnbindBackward0": 1}
+_PIECE_POSITION.update({name + "_copy": position for name, position in _PIECE_POSITION.items()
+                        if not name.startswith("Unsafe")})
 # The ids of the tensors that stand for a lazy module's parameters and buffers before its first call, with
 # their kind (UninitializedParameter, UninitializedBuffer): gradcli.engine.parameter owns these marks too
 uninitialized_marks: dict = {}

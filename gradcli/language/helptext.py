@@ -162,7 +162,27 @@ _WHAT = {
     "is_storage": "Whether the object is a tensor storage: never, as no storage is reachable from a script.",
     "is_distributed": "Whether a tensor is distributed: never in gradcli.",
     "is_vulkan_available": "Whether PyTorch's Vulkan backend is there: never in gradcli (CPU only).",
-    "is_warn_always_enabled": "Whether warn-always mode is on: never (torch.set_warn_always is not implemented).",
+    "is_warn_always_enabled": "Whether warn-always mode (torch.set_warn_always) is on.",
+    "set_warn_always": "Turns warn-always mode on or off: warnings PyTorch gives once per process then come every "
+                       "time.",
+    "get_num_interop_threads": "The inter-op thread count (2, as on the reference machine, until set).",
+    "set_num_interop_threads": "Sets the inter-op thread count, once (gradcli runs no inter-op work).",
+    "native_layer_norm": "layer_norm's output with the mean and reciprocal standard deviation it normalised by: "
+                         "(output, mean, rstd).",
+    "native_batch_norm": "batch_norm's output with the batch's mean and inverse standard deviation in training "
+                         "(empty tensors in evaluation): (output, save_mean, save_invstd).",
+    "rnn_tanh_cell": "One step of a tanh RNN cell: tanh(x w_ih^T + b_ih + h w_hh^T + b_hh).",
+    "rnn_relu_cell": "One step of a ReLU RNN cell: relu(x w_ih^T + b_ih + h w_hh^T + b_hh).",
+    "lstm_cell": "One LSTM step: (h', c') from x, hx = (h, c) and the weights, as nn.LSTMCell computes it.",
+    "gru_cell": "One GRU step: h' from x, h and the weights, as nn.GRUCell computes it.",
+    "sym_int": "int(a) (PyTorch's helper for symbolic sizes, on a plain number or tensor).",
+    "sym_float": "float(a) (PyTorch's helper for symbolic sizes, on a plain number or tensor).",
+    "sym_max": "max(a, b) of two numbers, a float when either is one.",
+    "sym_min": "min(a, b) of two numbers, a float when either is one.",
+    "sym_not": "not a.",
+    "sym_sqrt": "math.sqrt(a).",
+    "sym_ite": "t if b else f, for a bool b and t, f of one type.",
+    "sym_sum": "The sum of the numbers (or tensors) given, as a list or one by one.",
     "inference_mode": "A context like no_grad, whose results can never take part in autograd later.",
     "autocast": "A context (`with torch.autocast('cpu'):`) in which matrix products and convolutions run in "
                 "bfloat16 (or float16) and losses in float32: mixed precision.",
@@ -1311,6 +1331,14 @@ _WHAT = {
     "default_generator": "The default random generator.",
     "pi": "The constant pi.", "e": "The constant e.", "inf": "Positive infinity.", "nan": "Not a number.",
 }
+
+# the view-copy functions: the view's elements in a new contiguous tensor, the view's node renamed
+_WHAT.update({f"{view}_copy": f"A new contiguous tensor holding what `{view}` would view (no storage shared); its "
+                              "node is the view's with `_copy` added, with the same gradient."
+              for view in ("alias", "as_strided", "diagonal", "expand", "permute", "select", "slice", "split",
+                           "split_with_sizes", "squeeze", "t", "transpose", "unbind", "unfold", "unsqueeze", "view",
+                           "view_as_real", "view_as_complex")})
+_WHAT["detach_copy"] = "A copy of the tensor's elements; PyTorch gives it no derivative (NotImplemented)."
 
 _BUILTINS = {
     "print": ("print(*values, sep=' ', end='\\n')", "Writes the values, separated by sep and followed by end."),

@@ -678,8 +678,26 @@ _typename.__name__ = _typename.__qualname__ = "typename"
 
 
 def _false() -> bool:
-    """A backend gradcli does not have (Vulkan), and warn-always mode (no torch.set_warn_always): never on."""
+    """A backend gradcli does not have (Vulkan): never on."""
     return False
+
+
+def _set_warn_always(b) -> None:
+    """torch.set_warn_always: the warnings PyTorch gives once per process are given every time while it is on."""
+    if b.__class__ is not bool:
+        raise RuntimeError(f"setWarnOnlyOnce expects a bool, but got {type(b).__name__}")
+    STATE.warn_always = b
+
+
+_set_warn_always.__name__ = _set_warn_always.__qualname__ = "set_warn_always"
+
+
+def _is_warn_always_enabled() -> bool:
+    """torch.is_warn_always_enabled: whether torch.set_warn_always is on."""
+    return STATE.warn_always
+
+
+_is_warn_always_enabled.__name__ = _is_warn_always_enabled.__qualname__ = "is_warn_always_enabled"
 
 
 def _build_torch() -> ScriptModule:
@@ -767,6 +785,8 @@ def _build_torch() -> ScriptModule:
         # files kept in memory for the session (gradcli.language.saving)
         "save": _later("gradcli.language.saving", "save"), "load": _later("gradcli.language.saving", "load"),
         "get_num_threads": cascade.get_num_threads, "set_num_threads": cascade.set_num_threads,
+        "get_num_interop_threads": cascade.get_num_interop_threads,
+        "set_num_interop_threads": cascade.set_num_interop_threads,
         "Size": _size,
         # grad mode
         "no_grad": autograd.no_grad, "enable_grad": autograd.enable_grad,
@@ -984,6 +1004,17 @@ def _build_torch() -> ScriptModule:
         "embedding_bag": _later("gradcli.engine.ops.embedding_bag", "torch_embedding_bag"),
         # group: creation
         "resize_as_": _later("gradcli.engine.resize", "torch_resize_as_"),
+        "native_layer_norm": ops.normalization.native_layer_norm,
+        "native_batch_norm": ops.normalization.native_batch_norm,
+        **{name: _later("gradcli.engine.ops.rnn", name) for name in (
+            "rnn_tanh_cell", "rnn_relu_cell", "gru_cell", "lstm_cell")},
+        **{name: _later("gradcli.language.symbolic", name) for name in (
+            "sym_int", "sym_float", "sym_max", "sym_min", "sym_not", "sym_sqrt", "sym_ite", "sym_sum")},
+        **{name: _later("gradcli.engine.ops.viewcopy", name) for name in (
+            "alias_copy", "as_strided_copy", "detach_copy", "diagonal_copy", "expand_copy", "permute_copy",
+            "select_copy", "slice_copy", "split_copy", "split_with_sizes_copy", "squeeze_copy", "t_copy",
+            "transpose_copy", "unbind_copy", "unfold_copy", "unsqueeze_copy", "view_copy", "view_as_real_copy",
+            "view_as_complex_copy")},
         "arange": factories.arange, "range": factories.inclusive_range, "linspace": factories.linspace, "logspace": factories.logspace,
         **{name: _later("gradcli.engine.windows", name) for name in (
             "hann_window", "hamming_window", "bartlett_window", "blackman_window", "kaiser_window")},
@@ -1008,7 +1039,8 @@ def _build_torch() -> ScriptModule:
         "is_floating_point": _tensor_fn("is_floating_point", Tensor.is_floating_point),
         "is_inference": _tensor_fn("is_inference", Tensor.is_inference),
         "is_distributed": _tensor_fn("is_distributed", lambda t: False),
-        "is_vulkan_available": _false, "is_warn_always_enabled": _false,
+        "is_vulkan_available": _false, "is_warn_always_enabled": _is_warn_always_enabled,
+        "set_warn_always": _set_warn_always,
         "is_anomaly_check_nan_enabled": autograd.is_anomaly_check_nan_enabled,
         "set_anomaly_enabled": autograd.set_anomaly_enabled,
         # constants and namespaces
@@ -1450,7 +1482,9 @@ when_made("torch.nn", _share_torch_functions)
 
 
 # PyTorch's Python functions
-_PYTHON_TORCH = frozenset(("norm", "split", "typename", "set_default_tensor_type", "is_tensor", "is_storage", "is_warn_always_enabled", "manual_seed", "seed", "initial_seed", "get_rng_state", "set_rng_state",
+_PYTHON_TORCH = frozenset(("norm", "split", "typename", "set_default_tensor_type", "is_tensor", "is_storage", "is_warn_always_enabled",
+                           "set_warn_always", "sym_int", "sym_float", "sym_max", "sym_min", "sym_not", "sym_sqrt",
+                           "sym_ite", "sym_sum", "manual_seed", "seed", "initial_seed", "get_rng_state", "set_rng_state",
                            "unique", "unique_consecutive", "meshgrid", "cartesian_prod", "block_diag", "lu", "solve",
                            "lstsq", "symeig", "eig", "unravel_index"))
 

@@ -563,7 +563,8 @@ def expanded(x: np.ndarray, sizes) -> tuple:
                            f"or equal to the number of dimensions in the tensor ({x.ndim})")
     lead = len(sizes) - x.ndim
     target, strides = [], []
-    for i, s in enumerate(sizes):
+    for i in range(len(sizes) - 1, -1, -1):          # (PyTorch checks from the last dim back)
+        s = sizes[i]
         have = x.shape[i - lead] if i >= lead else None
         if s == -1:
             if have is None:
@@ -576,6 +577,8 @@ def expanded(x: np.ndarray, sizes) -> tuple:
                                f"Tensor sizes: {_size_list(x.shape)}")
         target.append(s)
         strides.append(x.strides[i - lead] if have is not None and have == s else 0)
+    target.reverse()
+    strides.reverse()
     if math.prod(target) >= 1 << 63 or (min(target, default=0) < 0 and 0 not in target):
         raise RuntimeError("numel: integer multiplication overflow")      # (a negative size: PyTorch's check too)
     if min(target, default=0) < 0:
