@@ -394,6 +394,11 @@ SIGNATURES = {
                          "Tensor b_hh = None)"]
        for name, hx in (("rnn_tanh_cell", "Tensor"), ("rnn_relu_cell", "Tensor"), ("gru_cell", "Tensor"),
                         ("lstm_cell", "tuple of Tensors"))},
+    "torch.constant_pad_nd": ["(Tensor input, tuple of ints pad, Number value = 0)"],
+    "torch.convolution": ["(Tensor input, Tensor weight, Tensor? bias, tuple of ints stride, tuple of ints padding, "
+                          "tuple of ints dilation, bool transposed, tuple of ints output_padding, int groups)"],
+    "torch.binary_cross_entropy_with_logits": ["(Tensor input, Tensor target, Tensor weight = None, "
+                                               "Tensor pos_weight = None, int reduction = 0)"],
     "torch.native_layer_norm": ["(Tensor input, tuple of ints normalized_shape, Tensor? weight, Tensor? bias, "
                                 "float eps)"],
     "torch.native_batch_norm": ["(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, "

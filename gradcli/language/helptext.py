@@ -167,6 +167,10 @@ _WHAT = {
                        "time.",
     "get_num_interop_threads": "The inter-op thread count (2, as on the reference machine, until set).",
     "set_num_interop_threads": "Sets the inter-op thread count, once (gradcli runs no inter-op work).",
+    "constant_pad_nd": "The tensor padded with `value` (0 by default) by the (before, after) amounts in `pad`, last "
+                       "dim first; a negative amount crops.",
+    "convolution": "The convolution every conv layer and function computes, with all its arguments given: stride, "
+                   "padding, dilation, transposed, output_padding, groups.",
     "native_layer_norm": "layer_norm's output with the mean and reciprocal standard deviation it normalised by: "
                          "(output, mean, rstd).",
     "native_batch_norm": "batch_norm's output with the batch's mean and inverse standard deviation in training "

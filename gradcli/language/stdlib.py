@@ -1004,6 +1004,9 @@ def _build_torch() -> ScriptModule:
         "embedding_bag": _later("gradcli.engine.ops.embedding_bag", "torch_embedding_bag"),
         # group: creation
         "resize_as_": _later("gradcli.engine.resize", "torch_resize_as_"),
+        "constant_pad_nd": _later("gradcli.engine.ops.shape", "constant_pad_nd"),
+        "convolution": _later("gradcli.engine.ops.conv", "torch_convolution"),
+        "binary_cross_entropy_with_logits": _later("gradcli.engine.ops.nn", "torch_binary_cross_entropy_with_logits"),
         "native_layer_norm": ops.normalization.native_layer_norm,
         "native_batch_norm": ops.normalization.native_batch_norm,
         **{name: _later("gradcli.engine.ops.rnn", name) for name in (

@@ -1463,6 +1463,22 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     return apply(BCE, out, (input, target), (w, reduction, x.size), (x, t))
 
 
+def torch_binary_cross_entropy_with_logits(*args, **kwargs) -> Tensor:
+    """torch.binary_cross_entropy_with_logits(input, target, weight, pos_weight, reduction): F's function with the
+    reduction as PyTorch's enum (1 mean, 2 sum, anything else none; none when not given, as PyTorch's parser
+    reads its default)."""
+    from gradcli.engine import signatures
+    v = signatures.parsed("torch.binary_cross_entropy_with_logits", args, kwargs, {"reduction": 0})
+    input, target = v["input"], v["target"]
+    if input._a.shape != target._a.shape:
+        arith.add(target.detach(), input.detach())         # PyTorch's broadcast error for shapes that do not fit
+        raise NotImplementedError("gradcli does not implement torch.binary_cross_entropy_with_logits of a target "
+                                  "that broadcasts to the input")
+    reduction = {1: "mean", 2: "sum"}.get(v["reduction"], "none")
+    return binary_cross_entropy_with_logits(input, target, v["weight"], reduction=reduction,
+                                            pos_weight=v["pos_weight"])
+
+
 @autocast_policy("fp32")
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
                                      reduction="mean", pos_weight=None) -> Tensor:

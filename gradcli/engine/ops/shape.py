@@ -1259,8 +1259,28 @@ def functional_pad(input, pad, mode="constant", value=None) -> Tensor:
 
 
 def constant_pad(a: Tensor, pad: tuple, value) -> Tensor:
+    _check_pad_length(a._a, pad)
+    return _constant_padded(a, pad, value)
+
+
+def constant_pad_nd(*args, **kwargs) -> Tensor:
+    """torch.constant_pad_nd(input, pad, value=0): F.pad's constant padding, with the checks' own words."""
+    v = signatures.parsed("torch.constant_pad_nd", args, kwargs, {"value": 0})
+    a, pad = v["input"], v["pad"]
+    if pad.__class__ is int:            # (an unsized int list: one int does not stand for it)
+        where = "" if "pad" in kwargs else " (position 2)"
+        raise TypeError(f"constant_pad_nd(): argument 'pad'{where} must be tuple of ints, not int")
+    pad = tuple(int(p) for p in pad)
+    if len(pad) % 2:
+        raise RuntimeError(f"Length of pad must be even but instead it equals {len(pad)}")
+    if len(pad) // 2 > a._a.ndim:
+        raise RuntimeError(f"Length of pad should be no more than twice the number of dimensions of the input. Pad "
+                           f"length is {len(pad)}while the input has {a._a.ndim}dimensions.")
+    return _constant_padded(a, pad, v["value"])
+
+
+def _constant_padded(a: Tensor, pad: tuple, value) -> Tensor:
     x = a._a
-    _check_pad_length(x, pad)
     out = in_inputs_format(_pad_array(x, pad, checked_double(value, x.dtype)), x)    # (a channels-last input's)
     return apply(PAD, out, (a,), (pad,))
 
