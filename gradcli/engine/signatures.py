@@ -394,6 +394,8 @@ SIGNATURES = {
                          "Tensor b_hh = None)"]
        for name, hx in (("rnn_tanh_cell", "Tensor"), ("rnn_relu_cell", "Tensor"), ("gru_cell", "Tensor"),
                         ("lstm_cell", "tuple of Tensors"))},
+    "torch.nonzero_static": ["(Tensor input, *, int size, int fill_value = -1, Tensor out = None)"],
+    "Tensor.nonzero_static": ["(*, int size, int fill_value = -1)"],
     "torch.constant_pad_nd": ["(Tensor input, tuple of ints pad, Number value = 0)"],
     "torch.convolution": ["(Tensor input, Tensor weight, Tensor? bias, tuple of ints stride, tuple of ints padding, "
                           "tuple of ints dilation, bool transposed, tuple of ints output_padding, int groups)"],

@@ -809,6 +809,10 @@ class Tensor:
     def masked_select(self, mask):
         return ops.masked_select_method(self, mask)
 
+    def nonzero_static(self, *args, **kwargs):
+        from gradcli.engine.ops import search
+        return search.nonzero_static_method(self, *args, **kwargs)
+
     def nonzero(self, *args, **kwargs):
         if not args and not kwargs:
             return ops.nonzero(self)

@@ -310,6 +310,11 @@ _WHAT = {
     "IterableDataset": "Base class of stream datasets: subclasses define __iter__; a DataLoader batches what it "
                        "yields.",
     "ChainDataset": "The samples of several IterableDatasets, one stream after the other.",
+    "StackDataset": "The samples of several datasets of one length side by side: a tuple, or a dict when the "
+                    "datasets are given by keyword.",
+    "get_worker_info": "None: gradcli's DataLoader loads in the script's own process, as PyTorch's main process does.",
+    "nonzero_static": "nonzero's first `size` positions as a (size, ndim) tensor, rows of `fill_value` (-1) after "
+                      "them when there are fewer.",
     "DataLoader": "Iterates a dataset in batches (batch_size, shuffle in PyTorch's order, drop_last, collate_fn, "
                   "generator), in-process.",
     "random_split": "Splits a dataset into Subsets of the given lengths or fractions over one random permutation.",

@@ -968,7 +968,7 @@ def _build_torch() -> ScriptModule:
         **{name: _later("gradcli.engine.ops.statistics", name) for name in (
             "histc", "histogram", "cov", "corrcoef", "trapezoid", "trapz", "cumulative_trapezoid", "isin")},
         **{name: _later("gradcli.engine.ops.search", name) for name in (
-            "nonzero", "argwhere", "count_nonzero", "unique", "unique_consecutive", "bincount", "searchsorted",
+            "nonzero", "nonzero_static", "argwhere", "count_nonzero", "unique", "unique_consecutive", "bincount", "searchsorted",
             "bucketize")},
         **{name: _later("gradcli.engine.ops.scatter", name) for name in (
             "scatter", "scatter_add", "index_add", "select_scatter", "slice_scatter", "diagonal_scatter")},
@@ -1131,7 +1131,7 @@ def _make_data() -> dict:
     names = ("Dataset", "TensorDataset", "Subset", "ConcatDataset", "DataLoader", "random_split", "default_collate",
              "default_convert",
              "Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler", "BatchSampler")
-    names += ("IterableDataset", "ChainDataset", "WeightedRandomSampler")
+    names += ("IterableDataset", "ChainDataset", "WeightedRandomSampler", "StackDataset", "get_worker_info")
     return {name: getattr(td, name) for name in names}
 
 
