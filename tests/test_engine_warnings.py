@@ -279,3 +279,16 @@ def test_set_warn_always_gives_a_once_per_process_warning_at_every_line_while_it
               "float(t)\nfloat(t)\nfor _ in range(2):\n    float(t)\ntorch.set_warn_always(False)\nfloat(t)\n")
     assert warnings_of(source) == "".join(f"s.grad:{line}: {SCALAR}\n  {text}\n" for line, text in (
         (3, "float(t)"), (6, "float(t)"), (7, "float(t)"), (9, "float(t)")))
+
+
+def test_nuclear_and_frobenius_norm_warn_that_they_are_deprecated_once_per_process():
+    # PyTorch 2.13 prints exactly these two (checked with the oracle): TORCH_WARN_ONCE
+    text = ("UserWarning: at::{name} is deprecated and it is just left for JIT compatibility. It will be removed in a "
+            "future PyTorch release. Please use `{instead}` instead (Triggered internally at "
+            "/__w/pytorch/pytorch/aten/src/ATen/native/LinearAlgebra.cpp:{line}.)")
+    source = ("import torch\nx = torch.ones(2, 2)\ntorch.nuclear_norm(x)\ntorch.nuclear_norm(x)\n"
+              "torch.frobenius_norm(x, (0, 1))\ntorch.frobenius_norm(x, (0, 1))\n")
+    nuc = text.format(name="nuclear_norm", instead="linalg.matrix_norm(A, 'nuc', dim, keepdim)", line=3229)
+    fro = text.format(name="frobenius_norm", instead="linalg.vector_norm(A, 2., dim, keepdim)", line=3175)
+    assert warnings_of(source) == (f"s.grad:3: {nuc}\n  torch.nuclear_norm(x)\n"
+                                   f"s.grad:5: {fro}\n  torch.frobenius_norm(x, (0, 1))\n")

@@ -394,6 +394,9 @@ SIGNATURES = {
                          "Tensor b_hh = None)"]
        for name, hx in (("rnn_tanh_cell", "Tensor"), ("rnn_relu_cell", "Tensor"), ("gru_cell", "Tensor"),
                         ("lstm_cell", "tuple of Tensors"))},
+    "torch.nuclear_norm": ["(Tensor input, tuple of ints dim, bool keepdim = False, *, Tensor out = None)",
+                           "(Tensor input, bool keepdim = False, *, Tensor out = None)"],
+    "torch.frobenius_norm": ["(Tensor input, tuple of ints dim, bool keepdim = False, *, Tensor out = None)"],
     "torch.nonzero_static": ["(Tensor input, *, int size, int fill_value = -1, Tensor out = None)"],
     "Tensor.nonzero_static": ["(*, int size, int fill_value = -1)"],
     "torch.constant_pad_nd": ["(Tensor input, tuple of ints pad, Number value = 0)"],

@@ -167,6 +167,8 @@ _WHAT = {
                        "time.",
     "get_num_interop_threads": "The inter-op thread count (2, as on the reference machine, until set).",
     "set_num_interop_threads": "Sets the inter-op thread count, once (gradcli runs no inter-op work).",
+    "nuclear_norm": "Deprecated: the sum of the singular values over two dims, as linalg.matrix_norm(A, 'nuc').",
+    "frobenius_norm": "Deprecated: the 2-norm over at most two dims (NormBackward1), as linalg.vector_norm(A, 2).",
     "constant_pad_nd": "The tensor padded with `value` (0 by default) by the (before, after) amounts in `pad`, last "
                        "dim first; a negative amount crops.",
     "convolution": "The convolution every conv layer and function computes, with all its arguments given: stride, "

@@ -519,7 +519,8 @@ def _make_nn() -> dict:
         "affine_grid": _later("gradcli.engine.ops.affine_grid", "affine_grid"),
         "grid_sample": _later("gradcli.engine.ops.grid_sample", "grid_sample"),
         "ctc_loss": _later("gradcli.engine.ops.ctc", "ctc_loss"),
-        "cosine_similarity": _later("gradcli.engine.ops.composed", "cosine_similarity"),     # torch's own
+        "cosine_similarity": _later("gradcli.engine.ops.composed", "cosine_similarity"),
+        **{name: _later("gradcli.engine.ops.composed", name) for name in ("nuclear_norm", "frobenius_norm")},     # torch's own
         "margin_ranking_loss": ops.composed.margin_ranking_loss,
         "hinge_embedding_loss": ops.composed.hinge_embedding_loss,
         "cosine_embedding_loss": ops.composed.cosine_embedding_loss,
@@ -961,6 +962,7 @@ def _build_torch() -> ScriptModule:
         "cross": _tensor_fn("cross", Tensor.cross),
         **{name: _later("gradcli.engine.ops.linalg", name) for name in ("tensordot", "kron", "cdist")},
         "cosine_similarity": _later("gradcli.engine.ops.composed", "cosine_similarity"),
+        **{name: _later("gradcli.engine.ops.composed", name) for name in ("nuclear_norm", "frobenius_norm")},
         **{name: _later("gradcli.engine.ops.sorting", name) for name in ("sort", "argsort", "msort", "topk")},
         **{name: _later("gradcli.engine.ops.order", name) for name in (
             "median", "nanmedian", "kthvalue", "mode", "aminmax", "quantile", "nanquantile", "cummax", "cummin",
