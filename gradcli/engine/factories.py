@@ -262,6 +262,40 @@ def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False)
     return _finish(a, requires_grad)
 
 
+def empty_permuted(size, physical_layout, *, dtype=None, device=None, requires_grad=False, **kw):
+    """torch.empty_permuted (zeros here, as empty): a contiguous tensor of the sizes in `physical_layout`'s order
+    (outermost first), seen in the logical order. (layout= strided and pin_memory= False taken by keyword.)"""
+    for k, v in kw.items():
+        if k not in ("layout", "pin_memory"):
+            raise TypeError(f"empty_permuted() got an unexpected keyword argument '{k}'")
+        if v not in (None, False, dtypes.strided):
+            raise NotImplementedError(f"gradcli does not implement torch.empty_permuted with {k}={v}")
+    for position, (name, value) in enumerate((("size", size), ("physical_layout", physical_layout)), 1):
+        if not isinstance(value, (tuple, list, Size)) or any(as_int(v) is None for v in value):
+            raise TypeError(f"empty_permuted(): argument '{name}' (position {position}) must be tuple of ints, not "
+                            f"{_type_name(value)}")
+    shape = _size_args("empty_permuted", (tuple(size),))
+    order = tuple(as_int(d) for d in physical_layout)
+    on_meta = factory_device(device)
+    _check_dtype(dtype)
+    if len(order) != len(shape):
+        raise RuntimeError(f"Number of dimensions in size does not match the length of the physical_layout; i.e. "
+                           f"len(size) = {len(shape)} is not equal to len(physical_layout) = {len(order)}")
+    seen = [False] * len(shape)
+    for i, d in enumerate(order):
+        if not 0 <= d < len(shape):
+            raise RuntimeError(f"Dimension out of range (expected to be between 0 and {len(shape) - 1}, but got {d} at "
+                               f"index {i}).  NB: negative dims not currently supported; file an issue if you want it.")
+        if seen[d]:
+            raise RuntimeError("Duplicate dim not allowed")
+        seen[d] = True
+    npdt = (dtype or dtypes.default_float).np
+    if on_meta:
+        return _meta_filled(shape, 0, npdt, requires_grad)
+    budget.check_tensor(shape, npdt.itemsize)
+    return _finish(np.zeros([shape[d] for d in order], npdt).transpose(np.argsort(order)), requires_grad)
+
+
 def _size_kw(name: str, kw: dict):
     """The `size=` keyword of the varargs factories (the only extra keyword they take)."""
     for k in kw:

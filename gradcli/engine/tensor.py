@@ -2452,6 +2452,11 @@ class Tensor:
         return factories.filled("new_empty", size, 0, dtype or self.dtype, requires_grad,
                                 device=self.device if device is None else device)
 
+    def new_empty_strided(self, size, stride, dtype=None, device=None, requires_grad=False):
+        from gradcli.engine import factories
+        return factories.empty_strided(size, stride, dtype=dtype or self.dtype, requires_grad=requires_grad,
+                                       device=self.device if device is None else device)
+
     def new_full(self, size, fill_value, dtype=None, requires_grad=False, device=None):
         from gradcli.engine import factories
         return factories.filled_as("new_full", size, fill_value, dtype or self.dtype, requires_grad,

@@ -33,6 +33,10 @@ _WHAT = {
     "ones_like": "A tensor of 1s with the shape (and by default the dtype) of `input`.",
     "zeros_like": "A tensor of 0s with the shape (and by default the dtype) of `input`.",
     "full_like": "A tensor filled with `fill_value`, shaped like `input`.",
+    "empty_permuted": "A new tensor of the given size laid out in memory in `physical_layout`'s order of dims "
+                      "(outermost first); gradcli fills it with 0.",
+    "new_empty_strided": "A new tensor with the given size and strides (a contiguous layout in some order), this "
+                         "tensor's dtype by default; gradcli fills it with 0.",
     "empty_like": "A tensor shaped like `input`, filled with 0 in gradcli.",
     "rand": "Uniform random numbers in [0, 1) of the given shape, from the default generator (the same stream as "
             "PyTorch on the CPU).",

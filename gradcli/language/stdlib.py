@@ -1027,6 +1027,7 @@ def _build_torch() -> ScriptModule:
         "randint": factories.randint, "randperm": factories.randperm, "normal": factories.normal,
         "rand_like": factories.rand_like, "randn_like": factories.randn_like,
         "randint_like": factories.randint_like, "empty_like": factories.empty_like,
+        "empty_permuted": factories.empty_permuted,
         **{name: _later("gradcli.engine.distributions", name) for name in ("bernoulli", "multinomial", "poisson",
                                                                                     "binomial")},
         "Generator": factories.generator,
