@@ -292,3 +292,12 @@ def test_nuclear_and_frobenius_norm_warn_that_they_are_deprecated_once_per_proce
     fro = text.format(name="frobenius_norm", instead="linalg.vector_norm(A, 2., dim, keepdim)", line=3175)
     assert warnings_of(source) == (f"s.grad:3: {nuc}\n  torch.nuclear_norm(x)\n"
                                    f"s.grad:5: {fro}\n  torch.frobenius_norm(x, (0, 1))\n")
+
+
+def test_the_deprecated_resize_and_resize_as_warn_at_each_line():
+    # PyTorch 2.13 prints exactly this (checked with the oracle): warnings.warn in torch/_tensor.py
+    source = ("import torch\nx = torch.arange(6.)\nfor _ in range(2):\n    y = x.resize(2, 3)\n"
+              "z = x.resize_as(torch.zeros(3, 2))\n")
+    assert warnings_of(source) == ("s.grad:4: UserWarning: non-inplace resize is deprecated\n  y = x.resize(2, 3)\n"
+                                   "s.grad:5: UserWarning: non-inplace resize_as is deprecated\n"
+                                   "  z = x.resize_as(torch.zeros(3, 2))\n")

@@ -129,6 +129,7 @@ CHECKS = {
     shape.PAD: [(lambda a: shape.constant_pad(a, (1, 2), 0.5) * 2, (any_(2, 3),)),
                 (lambda a: shape.constant_pad(a, (-1, 1, 1, 0), 0), (any_(2, 3),))],
     shape.VIEW: [(lambda a: a.view(3, 2), (any_(2, 3),)), (lambda a: a.view(-1), (any_(2, 2),))],
+    shape.RESIZE: [(lambda a: a.resize(3, 2), (any_(2, 3),)), (lambda a: a.t().resize(6), (any_(2, 3),))],
     indexing.SELECT_BACKWARD: [(lambda a: _second(lambda x: (x[1] * x[1]).sum(), a), (any_(3),))],
     indexing.SLICE_BACKWARD: [(lambda a: _second(lambda x: (x[0:2] ** 2).sum(), a), (any_(3),))],
     # (reached by index_select of a 0-d tensor under create_graph: PyTorch records IndexAddBackward0 there)

@@ -408,6 +408,7 @@ CASES = [
     case("shape.TRANSPOSE", "a.transpose(0, 1) * 2", "any:M"),
     case("shape.PERMUTE", "a.permute(1, 0) * 2", "any:M"),
     case("shape.VIEW", "a.view(-1) * 2", "any:V"),
+    case("shape.RESIZE", "a.resize(a.numel()) * 2", "any:M"),
     case("shape.RESHAPE_ALIAS", "a.t().reshape(a.shape[1], a.shape[0]) * 2", "any:M"),
     case("shape.UNSAFE_VIEW", "a.t().reshape(-1) * 2", "any:M"),
     case("shape.REPEAT", "a.repeat(2, 3)", "any:M"),

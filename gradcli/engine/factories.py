@@ -532,7 +532,8 @@ def inclusive_range(*args, **kw):
     for float and double, float for the half types, int64 for the integers, truncated), checked in double,
     the size (end - start) / step + 1 truncated and each value start + i * step, in that type."""
     values = signatures.parsed("torch.range", args, kw, {"step": 1, "requires_grad": False})
-    STATE.warn("UserWarning", RANGE_DEPRECATED)
+    if STATE.warn is not None:      # (a session shows it; the engine used alone does not)
+        STATE.warn("UserWarning", RANGE_DEPRECATED)
     dtype, requires_grad = values["dtype"], values["requires_grad"]
     if values["layout"] not in (None, dtypes.strided):
         raise NotImplementedError("gradcli does not implement torch.range with a sparse layout")

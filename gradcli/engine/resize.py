@@ -1,5 +1,6 @@
 """Tensor.resize_ and resize_as_: a tensor's shape changed in place over its storage, the storage grown when the
-new shape needs more of it.
+new shape needs more of it; and the deprecated Tensor.resize and resize_as, which only reshape (PyTorch's Python
+Function Resize).
 
 PyTorch keeps a tensor's elements in a storage that resize_ may grow, never shrink: a tensor resized to fewer
 elements and back gets its old values again. gradcli keeps a tensor's elements in a numpy array, so the storage
@@ -9,6 +10,8 @@ leaves them uninitialised (whatever the allocator hands back), so no script can 
 
 from __future__ import annotations
 
+import functools
+import operator
 import weakref
 
 import numpy as np
@@ -122,3 +125,42 @@ def _resized(t: Tensor, shape: tuple, fmt) -> Tensor:
                            "https://github.com/pytorch/rfcs/pull/17 for more details.")
     t._version[0] += 1
     return t
+
+
+def resize(self: Tensor, *sizes) -> Tensor:
+    """x.resize(*sizes) (deprecated): x's elements in the shape `sizes`, which must hold as many."""
+    from gradcli.engine.state import STATE
+    if STATE.warn is not None:      # (a session shows it; the engine used alone does not)
+        STATE.warn("UserWarning", "non-inplace resize is deprecated")
+    return _reshaped(self, sizes)
+
+
+def resize_as(self: Tensor, tensor) -> Tensor:
+    """x.resize_as(other) (deprecated): x.resize(other.size())."""
+    from gradcli.engine.state import STATE
+    if STATE.warn is not None:      # (a session shows it; the engine used alone does not)
+        STATE.warn("UserWarning", "non-inplace resize_as is deprecated")
+    if tensor.__class__ is not Tensor:
+        raise AttributeError(f"'{signatures.type_name(tensor)}' object has no attribute 'size'")
+    return _reshaped(self, tensor.size())
+
+
+def _reshaped(t: Tensor, sizes) -> Tensor:
+    """PyTorch's Resize.apply(t, sizes): its element count computed and worded as its Python code does, then a view
+    of t (of a contiguous copy of t when t is not contiguous) recorded as ResizeBackward."""
+    from gradcli.engine.ops import shape
+    numel = functools.reduce(operator.mul, sizes, 1)
+    have = t._a.size
+    if have != numel:
+        raise RuntimeError(f"requested resize to {'x'.join(map(str, sizes))} ({numel} elements in total), but the "
+                           f"given tensor has a size of {'x'.join(map(str, t._a.shape))} ({have} elements). "
+                           "autograd's resize can only change the shape of a given tensor, while preserving the number "
+                           "of elements. ")
+    with autograd.no_grad():
+        source = t if t.is_contiguous() else Tensor(np.ascontiguousarray(t._a))
+        out = shape.view(source, *sizes)._a
+    if source is t:
+        return shape._view_of(t, out, shape.RESIZE, (t._a.shape,))
+    from gradcli.engine.recording import apply
+    return apply(shape.RESIZE, out, (t,), (t._a.shape,))
+

@@ -2012,6 +2012,14 @@ class Tensor:
         from gradcli.engine import resize
         return resize.resize_as_(self, *args, **kwargs)
 
+    def resize(self, *sizes):
+        from gradcli.engine import resize
+        return resize.resize(self, *sizes)
+
+    def resize_as(self, tensor):
+        from gradcli.engine import resize
+        return resize.resize_as(self, tensor)
+
     def tile(self, *dims, **kwargs):
         if kwargs or not dims:
             dims = signatures.one_int_list("Tensor.tile", dims, kwargs)

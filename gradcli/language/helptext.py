@@ -171,6 +171,8 @@ _WHAT = {
                        "time.",
     "get_num_interop_threads": "The inter-op thread count (2, as on the reference machine, until set).",
     "set_num_interop_threads": "Sets the inter-op thread count, once (gradcli runs no inter-op work).",
+    "embedding_renorm_": "Scales in place each row of the weight the indices name whose norm_type-norm exceeds "
+                          "max_norm down to it (F.embedding's max_norm step); returns the weight.",
     "nuclear_norm": "Deprecated: the sum of the singular values over two dims, as linalg.matrix_norm(A, 'nuc').",
     "frobenius_norm": "Deprecated: the 2-norm over at most two dims (NormBackward1), as linalg.vector_norm(A, 2).",
     "constant_pad_nd": "The tensor padded with `value` (0 by default) by the (before, after) amounts in `pad`, last "
@@ -797,6 +799,9 @@ _WHAT = {
                "its storage, which grows when the shape needs more (new elements are 0 in gradcli, uninitialised "
                "in PyTorch); refused for a tensor that requires grad.",
     "resize_as_": "Gives the tensor the shape of `the_template` in place, as resize_ does.",
+    "resize": "Deprecated: the elements in the given shape, which must hold as many (a view of a contiguous tensor; "
+              "ResizeBackward).",
+    "resize_as": "Deprecated: tensor.resize(other.size()).",
     "view_as": "A view with the shape of `other`.", "reshape_as": "The elements in the shape of `other`.",
     "flatten": "The elements of dims start_dim .. end_dim in one dimension.",
     "unflatten": "Splits one dimension into the given sizes.",

@@ -520,7 +520,6 @@ def _make_nn() -> dict:
         "grid_sample": _later("gradcli.engine.ops.grid_sample", "grid_sample"),
         "ctc_loss": _later("gradcli.engine.ops.ctc", "ctc_loss"),
         "cosine_similarity": _later("gradcli.engine.ops.composed", "cosine_similarity"),
-        **{name: _later("gradcli.engine.ops.composed", name) for name in ("nuclear_norm", "frobenius_norm")},     # torch's own
         "margin_ranking_loss": ops.composed.margin_ranking_loss,
         "hinge_embedding_loss": ops.composed.hinge_embedding_loss,
         "cosine_embedding_loss": ops.composed.cosine_embedding_loss,
@@ -1009,6 +1008,7 @@ def _build_torch() -> ScriptModule:
         "constant_pad_nd": _later("gradcli.engine.ops.shape", "constant_pad_nd"),
         "convolution": _later("gradcli.engine.ops.conv", "torch_convolution"),
         "binary_cross_entropy_with_logits": _later("gradcli.engine.ops.nn", "torch_binary_cross_entropy_with_logits"),
+        "embedding_renorm_": _later("gradcli.engine.ops.nn", "torch_embedding_renorm_"),
         "native_layer_norm": ops.normalization.native_layer_norm,
         "native_batch_norm": ops.normalization.native_batch_norm,
         **{name: _later("gradcli.engine.ops.rnn", name) for name in (

@@ -1685,6 +1685,29 @@ def embedding_renorm_(weight: Tensor, idx: np.ndarray, max_norm, norm_type) -> N
                          f"[{', '.join(map(str, w.shape))}] at dimension 0")
 
 
+def torch_embedding_renorm_(*args, **kwargs) -> Tensor:
+    """torch.embedding_renorm_(input, indices, max_norm, norm_type): F.embedding's max_norm step alone, in place on
+    the rows the indices name; the weight returned."""
+    from gradcli.engine import signatures
+    from gradcli.engine.state import STATE
+    v = signatures.parsed("torch.embedding_renorm_", args, kwargs, {})
+    weight, indices = v["input"], v["indices"]
+    if indices._a.dtype not in (np.int64, np.int32):
+        raise RuntimeError("Expected tensor for argument #2 'indices' to have one of the following scalar types: Long, "
+                           f"Int; but got {indices.type()} instead (while checking arguments for embedding_renorm_)")
+    if weight.requires_grad:
+        base = weight._base
+        if STATE.recording and base is None and weight.grad_fn is None:
+            raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+        if STATE.recording and base is not None and base.requires_grad and base.grad_fn is None:
+            raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
+        if STATE.recording or base is not None:
+            raise NotImplementedError("gradcli does not implement torch.embedding_renorm_ of a tensor with a history "
+                                      "or of a view that requires grad")
+    embedding_renorm_(weight, indices._a.reshape(-1), v["max_norm"], v["norm_type"])
+    return weight
+
+
 def _renorm_rows(w: np.ndarray, rows: np.ndarray, max_norm, norm_type) -> None:
     """Scale each of `rows` (distinct, in range) whose norm exceeds max_norm down to it, in place."""
     norms = reduce.vector_norm(Tensor(w[rows]), float(norm_type), dim=1)._a

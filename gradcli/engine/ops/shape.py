@@ -184,6 +184,10 @@ PERMUTE       = Op("PermuteBackward0",        None,    ("inverse",),
                    (lambda F, g, inverse: F.permute(g, inverse),), jvp=_permute_jvp)
 VIEW          = Op("ViewBackward0",           None,    ("shape",),
                    (lambda F, g, shape: F.reshape(g, shape),))
+# Tensor.resize / resize_as (deprecated): PyTorch's Python Function Resize, which has no forward-mode formula
+RESIZE        = Op("ResizeBackward",          None,    ("shape",),
+                   (lambda F, g, shape: F.reshape(g, shape),),
+                   jvp=lambda F, ts, xs, result, shape: _no_resize_jvp())
 RESHAPE_ALIAS = Op("ReshapeAliasBackward0",   None,    ("shape",),
                    (lambda F, g, shape: F.reshape(g, shape),))
 UNSAFE_VIEW   = Op("UnsafeViewBackward0",     None,    ("shape",),
@@ -279,6 +283,11 @@ def _view_of(a: Tensor, out: np.ndarray, op: Op, saved: tuple) -> Tensor:
 def alias(a: Tensor) -> Tensor:
     """A view of all of `a` (AliasBackward0): what torch.Tensor(t) returns."""
     return _view_of(a, a._a.view(), indexing.ALIAS, ())
+
+
+def _no_resize_jvp():
+    raise NotImplementedError("You must implement the jvp function for custom autograd.Function to use it with "
+                              "forward mode AD.")
 
 
 def _is_int(v) -> bool:
