@@ -394,6 +394,7 @@ SIGNATURES = {
                          "Tensor b_hh = None)"]
        for name, hx in (("rnn_tanh_cell", "Tensor"), ("rnn_relu_cell", "Tensor"), ("gru_cell", "Tensor"),
                         ("lstm_cell", "tuple of Tensors"))},
+    "torch.native_dropout": ["(Tensor input, float p, bool? train)"],
     "torch.embedding_renorm_": ["(Tensor input, Tensor indices, float max_norm, float norm_type)"],
     "torch.nuclear_norm": ["(Tensor input, tuple of ints dim, bool keepdim = False, *, Tensor out = None)",
                            "(Tensor input, bool keepdim = False, *, Tensor out = None)"],

@@ -171,6 +171,8 @@ _WHAT = {
                        "time.",
     "get_num_interop_threads": "The inter-op thread count (2, as on the reference machine, until set).",
     "set_num_interop_threads": "Sets the inter-op thread count, once (gradcli runs no inter-op work).",
+    "native_dropout": "(output, mask): with train True (or None) each element kept with probability 1 - p, the kept "
+                      "ones scaled by 1 / (1 - p), as PyTorch draws the mask; else a copy and an all-True mask.",
     "embedding_renorm_": "Scales in place each row of the weight the indices name whose norm_type-norm exceeds "
                           "max_norm down to it (F.embedding's max_norm step); returns the weight.",
     "nuclear_norm": "Deprecated: the sum of the singular values over two dims, as linalg.matrix_norm(A, 'nuc').",

@@ -1009,6 +1009,7 @@ def _build_torch() -> ScriptModule:
         "convolution": _later("gradcli.engine.ops.conv", "torch_convolution"),
         "binary_cross_entropy_with_logits": _later("gradcli.engine.ops.nn", "torch_binary_cross_entropy_with_logits"),
         "embedding_renorm_": _later("gradcli.engine.ops.nn", "torch_embedding_renorm_"),
+        "native_dropout": _later("gradcli.engine.ops.nn", "native_dropout"),
         "native_layer_norm": ops.normalization.native_layer_norm,
         "native_batch_norm": ops.normalization.native_batch_norm,
         **{name: _later("gradcli.engine.ops.rnn", name) for name in (

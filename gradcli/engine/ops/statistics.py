@@ -76,11 +76,15 @@ def histogram_counts(x: np.ndarray, edges: np.ndarray, weight=None) -> np.ndarra
     """The histogram kernel's counts (LINEAR_INTERPOLATION_WITH_LOCAL_SEARCH), in x's dtype: each element in
     [edges[0], edges[-1]] goes to bin int((x - lo) * (n - 1) / (hi - lo)) computed in x's dtype, corrected by
     an upper bound among the edges from one before to two after it; the last edge belongs to the last bin."""
+    keep = (x >= edges[0]) & (x <= edges[-1])
+    return _accumulated(_linear_positions(x[keep], edges), edges.size - 1, x.dtype, weight, keep)
+
+
+def _linear_positions(inside: np.ndarray, edges: np.ndarray) -> np.ndarray:
+    """The bins of elements within the edges of a linear progression, as the kernel finds them."""
     n = edges.size
     lo, hi = edges[0], edges[-1]
-    dt = x.dtype.type
-    keep = (x >= lo) & (x <= hi)
-    inside = x[keep]
+    dt = inside.dtype.type
     with np.errstate(over="ignore", invalid="ignore"):
         guess = ((inside - lo) * dt(n - 1) / (hi - lo)).astype(np.int64)
     first = np.maximum(guess - 1, 0)
@@ -92,7 +96,7 @@ def histogram_counts(x: np.ndarray, edges: np.ndarray, weight=None) -> np.ndarra
         pos += within & (edges[np.minimum(j, n - 1)] <= inside)
     pos -= 1
     pos[pos == n - 1] -= 1
-    return _accumulated(pos, n - 1, x.dtype, weight, keep)
+    return pos
 
 
 def _upper_bound(edges: np.ndarray, x: np.ndarray) -> np.ndarray:
@@ -141,23 +145,44 @@ def _histogram(a: Tensor, form: int, values: dict):
         edges = bins._a
     if x.dtype.kind not in "fV" or x.dtype.itemsize < 4:
         raise NotImplementedError(f"\"histogram_cpu\" not implemented for '{type_word(x)}'")
-    flat = x.reshape(-1)
-    if form == 1:       # (linear interpolation into the edges, then a search among the neighbouring ones)
-        hist = histogram_counts(flat, edges, None if weight is None else weight._a.reshape(-1))
-    else:
-        hist = _searched_counts(flat, edges, None if weight is None else weight._a.reshape(-1))
-    hist = Tensor(hist)
-    if values["density"]:       # PyTorch's order: by the sum (as a number), then by each bin's width
-        hist = arith.div(arith.div(hist, hist.sum().item()), Tensor(edges.copy()).diff())
-    out = (hist, Tensor(edges.copy()))
+    hist, edges = _histogram_results(x.reshape(-1, 1), [edges], form == 1, weight, values["density"])
     tracked = [t for t in (a, weight, bins) if t.__class__ is Tensor and t.requires_grad]
-    if tracked and STATE.recording:       # one NotImplemented node for both results, as PyTorch's
+    return ops.reduce.ReturnTypes("histogram", *_untracked("histogram", (hist, edges[0]), tracked))
+
+
+def _histogram_results(x2: np.ndarray, edges: list, linear: bool, weight, density: bool) -> tuple:
+    """The histogram of the rows of x2 (one column per dim) over each dim's edges, as a tensor, and the edges as
+    tensors: bins found by linear interpolation (equal bins) or by search, the weights added in the kernel's order,
+    then (density) divided by the total, then by each dim's bin widths, as PyTorch divides."""
+    keep = np.ones(x2.shape[0], np.bool_)
+    for d, e in enumerate(edges):
+        keep &= (x2[:, d] >= e[0]) & (x2[:, d] <= e[-1])
+    flat = np.zeros(int(np.count_nonzero(keep)), np.int64)
+    sizes = [e.size - 1 for e in edges]
+    for d, e in enumerate(edges):
+        inside = x2[keep, d]
+        flat = flat * sizes[d] + (_linear_positions(inside, e) if linear else _searched_positions(inside, e))
+    w = None if weight is None else weight._a.reshape(-1)
+    hist = Tensor(_accumulated(flat, math.prod(sizes), x2.dtype, w, keep, max(1, 200 // len(edges))).reshape(sizes))
+    tensors = [Tensor(e.copy()) for e in edges]
+    if density:
+        hist = arith.div(hist, hist.sum().item())
+        for d, e in enumerate(tensors):
+            widths = e.diff()
+            hist = arith.div(hist, widths.reshape([-1 if k == d else 1 for k in range(len(edges))]))
+    return hist, tensors
+
+
+def _untracked(name: str, out: tuple, tracked: list) -> tuple:
+    """The results, with one NotImplemented node for them all (as PyTorch's) when an input requires grad."""
+    if tracked and STATE.recording:
         from gradcli.engine.autograd import OutputSlot
-        node = elementwise.not_implemented(out[0]._a, tuple(tracked), "histogram").grad_fn
-        for k, t in enumerate(out):
-            t.grad_fn = OutputSlot(node, k, 2)
+        flat = [t for r in out for t in (r if r.__class__ is tuple else (r,))]
+        node = elementwise.not_implemented(flat[0]._a, tuple(tracked), name).grad_fn
+        for k, t in enumerate(flat):
+            t.grad_fn = OutputSlot(node, k, len(flat))
             t.requires_grad = True
-    return ops.reduce.ReturnTypes("histogram", *out)
+    return out
 
 
 def _bins_positive(count: int) -> None:
@@ -216,33 +241,28 @@ def _check_histogram_inputs(x: np.ndarray, bins, weight) -> None:
                                f"[{x.size}, 1] and weight with shape {list(w.shape)}")
 
 
-def _searched_counts(x: np.ndarray, edges: np.ndarray, weight) -> np.ndarray:
-    """The histogram kernel's counts for bin edges given (BINARY_SEARCH): each element in [edges[0], edges[-1]]
-    goes to the bin before the first edge past it; the last edge belongs to the last bin."""
-    n = edges.size
-    keep = (x >= edges[0]) & (x <= edges[-1])
-    pos = _upper_bound(edges, x[keep]) - 1
-    pos[pos == n - 1] -= 1
-    return _accumulated(pos, n - 1, x.dtype, weight, keep)
+def _searched_positions(inside: np.ndarray, edges: np.ndarray) -> np.ndarray:
+    """The bins of elements within given edges (BINARY_SEARCH): the bin before the first edge past each; the last
+    edge belongs to the last bin."""
+    pos = _upper_bound(edges, inside) - 1
+    pos[pos == edges.size - 1] -= 1
+    return pos
 
 
-def _accumulated(pos: np.ndarray, bins: int, dt: np.dtype, weight, keep: np.ndarray) -> np.ndarray:
+def _accumulated(pos: np.ndarray, bins: int, dt: np.dtype, weight, keep: np.ndarray, grain: int = 200) -> np.ndarray:
     """Each kept element's 1 (or weight) added into its bin, in dtype `dt`, as the kernel adds them: the elements
-    split into one range per thread (of at least _GRAIN), each range summed in order into its own histogram,
-    then the threads' histograms summed."""
+    split into one range per thread (of at least `grain`: HISTOGRAM_GRAIN_SIZE over the dims), each range summed
+    in order into its own histogram, then the threads' histograms summed."""
     if weight is None:
         return np.bincount(pos, minlength=bins)[:bins].astype(dt)
     from gradcli.engine import cascade
     n = keep.size
-    threads = max(1, min(cascade.get_num_threads(), -(-n // _GRAIN))) if n > _GRAIN else 1
+    threads = max(1, min(cascade.get_num_threads(), -(-n // grain))) if n > grain else 1
     chunk = -(-n // threads) if n else 1
     where = np.nonzero(keep)[0]
     parts = np.zeros((threads, bins), dt)
     np.add.at(parts, (where // chunk, pos), weight[where])
     return parts[0] if threads == 1 else cascade.sum_array(parts, (0,))
-
-
-_GRAIN = 200        # PyTorch's HISTOGRAM_GRAIN_SIZE: the fewest elements a thread takes
 
 
 # --------------------------------------------------------------------------------------------- cov, corrcoef
