@@ -413,6 +413,8 @@ SIGNATURES = {
                                 "tuple of Tensors out = None)"],
     "torch.view_copy": ["(Tensor input, torch.dtype dtype, *, Tensor out = None)",
                         "(Tensor input, tuple of ints size, *, Tensor out = None)"],
+    "torch.histogramdd": [f"(Tensor input, {b} bins, tuple of floats range = None, Tensor weight = None, "
+                          "bool density = False)" for b in ("int", "tuple of ints", "tuple of Tensors")],
     "torch.histogram": ["(Tensor input, Tensor bins, *, Tensor weight = None, bool density = False, "
                         "tuple of Tensors out = None)",
                         "(Tensor input, int bins = 100, *, tuple of floats range = None, Tensor weight = None, "
@@ -717,8 +719,8 @@ def _fits(ptype: str, value, numbers_as_tensors=False) -> bool:
         return type_name(value) == "torch._C.Generator"
     if ptype == "tuple of floats":
         return (cls is tuple or cls is list) and all(e.__class__ in (int, float) for e in value)
-    if ptype == "tuple of Tensors":
-        return (cls is tuple or cls is list) and all(e.__class__ is tensor.Tensor for e in value)
+    if ptype == "tuple of Tensors":     # (the parser looks at the first element; _bind unpacks the others)
+        return (cls is tuple or cls is list) and (not value or value[0].__class__ is tensor.Tensor)
     if ptype == "object":
         return True
     return False
@@ -788,6 +790,12 @@ def _bind(name: str, sig: _Signature, args: tuple, kwargs: dict):
                     + ", ".join(f'"{m}"' for m in missing))
         if value is None and p.nullable:
             continue
+        if p.type == "tuple of Tensors" and p.name != "indices" and _is_sequence(value) and value \
+                and value[0].__class__ is tensor.Tensor:
+            # a tensor list is chosen by its first element; the others are unpacked after
+            for k, e in enumerate(value):
+                if e.__class__ is not tensor.Tensor:
+                    return _Final(f"expected Tensor as element {k} in argument {i}, but got {type_name(e)}")
         if p.name == "indices" and p.type == "tuple of Tensors" and _is_sequence(value):
             # index_put's Tensor?[]: the parser takes any tuple or list, and its conversion refuses each
             # element that is not a tensor (None included)

@@ -763,6 +763,9 @@ _WHAT = {
     "logcumsumexp": "log(cumsum(exp(x))) along `dim`, computed without overflow.",
     "histc": "A histogram of the elements: counts in `bins` equal bins between min and max (the data's range "
              "when they are equal); elements outside are ignored.",
+    "histogramdd": "A histogram of the rows of the input (one column per dim): torch.return_types.histogramdd(hist, "
+                   "bin_edges), with `bins` one count, a count per dim or a tensor of edges per dim; `range`, "
+                   "`weight` and `density` as histogram's.",
     "histogram": "A histogram of the flattened input: torch.return_types.histogram(hist, bin_edges), with `bins` "
                  "equal bins over `range` (the data's range by default) or the edges in a tensor; `weight` adds "
                  "weights instead of 1s, `density` divides by the total and the bin widths.",

@@ -967,7 +967,7 @@ def _build_torch() -> ScriptModule:
             "median", "nanmedian", "kthvalue", "mode", "aminmax", "quantile", "nanquantile", "cummax", "cummin",
             "logcumsumexp")},
         **{name: _later("gradcli.engine.ops.statistics", name) for name in (
-            "histc", "histogram", "cov", "corrcoef", "trapezoid", "trapz", "cumulative_trapezoid", "isin")},
+            "histc", "histogram", "histogramdd", "cov", "corrcoef", "trapezoid", "trapz", "cumulative_trapezoid", "isin")},
         **{name: _later("gradcli.engine.ops.search", name) for name in (
             "nonzero", "nonzero_static", "argwhere", "count_nonzero", "unique", "unique_consecutive", "bincount", "searchsorted",
             "bucketize")},

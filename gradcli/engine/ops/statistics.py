@@ -128,24 +128,19 @@ def histogram_method(self: Tensor, *args, **kwargs):
 
 def _histogram(a: Tensor, form: int, values: dict):
     x, weight, bins = a._a, values["weight"], values["bins"]
+    shown = [x.size, 1]             # (PyTorch's histogram is histogramdd of the input as one column)
     if form == 1:       # a number of equal bins over range= (the data's own range by default)
-        count = 100 if bins is None else index_arg(bins)
-        _bins_positive(count)
-        left, right = _outer_edges(x, values["range"])
-        edges = None
-        if x.dtype.kind in "fV":
-            checked_scalar(left, x.dtype)       # (linspace converts its ends to the input's type, checked)
-            checked_scalar(right, x.dtype)
-            budget.check_tensor((count + 1,), x.itemsize)
-            edges = _linspace(left, right, count + 1, x.dtype)
-        _check_histogram_inputs(x, None, weight)
+        edges = _linear_edges(x, [100 if bins is None else index_arg(bins)], values["range"])
+        _check_histogram_inputs(x, None, None if weight is None else Tensor(weight._a.reshape(-1)), shown,
+                                (x.size,))
     else:
-        _check_histogram_inputs(x, bins._a, weight)
-        _bins_positive(bins._a.size - 1)
-        edges = bins._a
+        _check_histogram_inputs(x, [bins._a], None if weight is None else Tensor(weight._a.reshape(-1)), shown,
+                                (x.size,))
+        _bins_positive(bins._a.size - 1, 0)
+        edges = [bins._a]
     if x.dtype.kind not in "fV" or x.dtype.itemsize < 4:
         raise NotImplementedError(f"\"histogram_cpu\" not implemented for '{type_word(x)}'")
-    hist, edges = _histogram_results(x.reshape(-1, 1), [edges], form == 1, weight, values["density"])
+    hist, edges = _histogram_results(x.reshape(-1, 1), edges, form == 1, weight, values["density"])
     tracked = [t for t in (a, weight, bins) if t.__class__ is Tensor and t.requires_grad]
     return ops.reduce.ReturnTypes("histogram", *_untracked("histogram", (hist, edges[0]), tracked))
 
@@ -174,71 +169,139 @@ def _histogram_results(x2: np.ndarray, edges: list, linear: bool, weight, densit
 
 
 def _untracked(name: str, out: tuple, tracked: list) -> tuple:
-    """The results, with one NotImplemented node for them all (as PyTorch's) when an input requires grad."""
+    """The results of aten::`name`, with one NotImplemented node for them all (as PyTorch's) when an input
+    requires grad."""
     if tracked and STATE.recording:
         from gradcli.engine.autograd import OutputSlot
-        flat = [t for r in out for t in (r if r.__class__ is tuple else (r,))]
-        node = elementwise.not_implemented(flat[0]._a, tuple(tracked), name).grad_fn
-        for k, t in enumerate(flat):
-            t.grad_fn = OutputSlot(node, k, len(flat))
-            t.requires_grad = True
+        node = elementwise.not_implemented(out[0]._a, tuple(tracked), name).grad_fn
+        if len(out) == 1:
+            return (_attached(out[0], node),)
+        for k, t in enumerate(out):
+            _attached(t, OutputSlot(node, k, len(out)))
     return out
 
 
-def _bins_positive(count: int) -> None:
+def _attached(t: Tensor, fn) -> Tensor:
+    t.grad_fn, t.requires_grad = fn, True
+    return t
+
+
+def _bins_positive(count: int, d: int) -> None:
     if count <= 0:
-        raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {count} for dimension 0")
+        raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {count} for dimension {d}")
 
 
-def _outer_edges(x: np.ndarray, given) -> tuple:
-    """The leftmost and rightmost edges: range= or the data's min and max (0 and 1 for no data), widened by
-    half on each side when they are equal."""
+def _outer_edges(x2: np.ndarray, given) -> list:
+    """Each dim's leftmost and rightmost edges: range= (two numbers per dim) or the column's min and max (0 and 1
+    for no data), widened by half on each side when they are equal."""
+    dims = x2.shape[1]
     if given is not None:
-        if len(given) != 2:
-            raise RuntimeError(f"torch.histogramdd: for a 1-dimensional histogram range should have 2 elements, "
-                               f"but got {len(given)}")
-        left, right = float(given[0]), float(given[1])
-    elif x.size:
-        if x.dtype.kind not in "fV" or x.dtype.itemsize < 4:
-            raise NotImplementedError(f"\"histogramdd\" not implemented for '{type_word(x)}'")
-        left, right = float(x.min()), float(x.max())
+        if len(given) != 2 * dims:
+            raise RuntimeError(f"torch.histogramdd: for a {dims}-dimensional histogram range should have {2 * dims} "
+                               f"elements, but got {len(given)}")
+        bounds = [(float(given[2 * d]), float(given[2 * d + 1])) for d in range(dims)]
+    elif x2.size:
+        if x2.dtype.kind not in "fV" or x2.dtype.itemsize < 4:
+            raise NotImplementedError(f"\"histogramdd\" not implemented for '{type_word(x2)}'")
+        bounds = [(float(x2[:, d].min()), float(x2[:, d].max())) for d in range(dims)]
     else:
-        left, right = 0.0, 1.0
-    if not (math.isfinite(left) and math.isfinite(right)):
-        raise RuntimeError(f"torch.histogramdd: dimension 0's range [{_c_number(left)}, {_c_number(right)}] is "
-                           "not finite")
-    if not left <= right:
-        raise RuntimeError(f"torch.histogramdd: min should not exceed max, but got min {_c_number(left)} max "
-                           f"{_c_number(right)} for dimension 0")
-    if left == right:
-        left, right = left - 0.5, right + 0.5
-    return left, right
+        bounds = [(0.0, 1.0)] * dims
+    edges = []
+    for d, (left, right) in enumerate(bounds):
+        if not (math.isfinite(left) and math.isfinite(right)):
+            raise RuntimeError(f"torch.histogramdd: dimension {d}'s range [{_c_number(left)}, {_c_number(right)}] "
+                               "is not finite")
+        if not left <= right:
+            raise RuntimeError(f"torch.histogramdd: min should not exceed max, but got min {_c_number(left)} max "
+                               f"{_c_number(right)} for dimension {d}")
+        edges.append((left - 0.5, right + 0.5) if left == right else (left, right))
+    return edges
 
 
-def _check_histogram_inputs(x: np.ndarray, bins, weight) -> None:
-    """PyTorch's checks of the bin edges given and of the weights, in its order."""
+def _check_histogram_inputs(x: np.ndarray, bins, weight, shown: list, expected: tuple) -> None:
+    """PyTorch's checks of the bin edges given (one array per dim, or None) and of the weights (of shape
+    `expected`; the input shown as `shown`), in its order."""
     from gradcli.engine.ops.linalg import cxx_type
-    if bins is not None:
-        if bins.dtype != x.dtype:
+    for d, b in enumerate(bins or ()):
+        if b.dtype != x.dtype:
             raise RuntimeError(f"torch.histogramdd: input tensor and bins tensors should have the same dtype, but "
-                               f"got input with dtype {cxx_type(x.dtype)} and bins for dimension 0 with dtype "
-                               f"{cxx_type(bins.dtype)}")
-        if bins.ndim != 1:
-            raise RuntimeError(f"torch.histogramdd: bins tensor should have one dimension, but got {bins.ndim} "
-                               "dimensions in the bins tensor for dimension 0")
-        if not bins.size:
+                               f"got input with dtype {cxx_type(x.dtype)} and bins for dimension {d} with dtype "
+                               f"{cxx_type(b.dtype)}")
+        if b.ndim != 1:
+            raise RuntimeError(f"torch.histogramdd: bins tensor should have one dimension, but got {b.ndim} "
+                               f"dimensions in the bins tensor for dimension {d}")
+        if not b.size:
             raise RuntimeError("torch.histogramdd: bins tensor should have at least 1 element, but got 0 elements "
-                               "in the bins tensor for dimension 0")
+                               f"in the bins tensor for dimension {d}")
     if weight is not None:
         w = weight._a
         if w.dtype != x.dtype:
             raise RuntimeError("torch.histogramdd: if weight tensor is provided, input tensor and weight tensor "
                                f"should have the same dtype, but got input({cxx_type(x.dtype)}), and "
                                f"weight({cxx_type(w.dtype)})")
-        if w.size != x.size:
+        if w.shape != expected:
             raise RuntimeError("torch.histogramdd: if weight tensor is provided it should have the same shape as "
                                "the input tensor excluding its innermost dimension, but got input with shape "
-                               f"[{x.size}, 1] and weight with shape {list(w.shape)}")
+                               f"{shown} and weight with shape {list(w.shape)}")
+
+
+def _linear_edges(x: np.ndarray, counts: list, given, counts_first: bool = True) -> list:
+    """Equal bins: `counts[d]` of them over each dim's outer edges, linspace's values in the input's dtype. The
+    counts are checked first (histogram's order), or left to the caller (histogramdd's: after the edges)."""
+    if counts_first:
+        for d, count in enumerate(counts):
+            _bins_positive(count, d)
+    bounds = _outer_edges(x.reshape(-1, len(counts)), given)
+    if x.dtype.kind not in "fV":
+        return None
+    edges = []
+    for (left, right), count in zip(bounds, counts):
+        if count + 1 < 0:
+            raise RuntimeError("number of steps must be non-negative")
+        checked_scalar(left, x.dtype)       # (linspace converts its ends to the input's type, checked)
+        checked_scalar(right, x.dtype)
+        budget.check_tensor((count + 1,), x.itemsize)
+        edges.append(_linspace(left, right, count + 1, x.dtype) if count + 1 > 1 else
+                     np.full(count + 1, left, x.dtype))
+    return edges
+
+
+def histogramdd(*args, **kwargs):
+    """torch.histogramdd(input, bins, range=None, weight=None, density=False): the histogram of the rows of input
+    (one column per dim, its last) as torch.return_types.histogramdd(hist, bin_edges), bin_edges a tuple of one
+    tensor per dim; bins one count, a count per dim or a tensor of edges per dim."""
+    form, values = signatures.bound("torch.histogramdd", args, kwargs)
+    a, bins, weight = values["input"], values["bins"], values["weight"]
+    x = a._a
+    if x.ndim < 2:
+        raise RuntimeError("torch.histogramdd: input tensor should have at least 2 dimensions")
+    dims = x.shape[-1]
+    shown, expected = list(x.shape), x.shape[:-1]
+    if form < 2:
+        counts = [index_arg(bins)] * dims if form == 0 else [index_arg(b) for b in bins]
+        if len(counts) != dims:
+            raise RuntimeError("histogramdd: The size of bins must be equal to the innermost dimension of the input.")
+        edges = _linear_edges(x, counts, values["range"], counts_first=False)
+        _check_histogram_inputs(x, edges, weight, shown, expected)
+        for d, count in enumerate(counts):
+            _bins_positive(count, d)
+    else:
+        if len(bins) != dims:
+            raise RuntimeError(f"torch.histogramdd: expected {dims} sequences of bin edges for a {dims}-dimensional "
+                               f"histogram but got {len(bins)}")
+        edges = [b._a for b in bins]
+        _check_histogram_inputs(x, edges, weight, shown, expected)
+        for d, e in enumerate(edges):
+            _bins_positive(e.size - 1, d)
+    if x.dtype.kind not in "fV" or x.dtype.itemsize < 4:
+        raise NotImplementedError(f"\"histogram_cpu\" not implemented for '{type_word(x)}'")
+    hist, edges = _histogram_results(x.reshape(-1, dims), edges, form < 2, weight, values["density"])
+    tracked = [t for t in (a, weight, *(bins if form == 2 else ())) if t.__class__ is Tensor and t.requires_grad]
+    # PyTorch computes them in two calls: the counts (one node), and the edges (one node for all of them), or
+    # hands back the edges given
+    hist, = _untracked("_histogramdd_from_bin_cts" if form < 2 else "_histogramdd_from_bin_tensors", (hist,), tracked)
+    edges = _untracked("_histogramdd_bin_edges", tuple(edges), tracked) if form < 2 else tuple(bins)
+    return ops.reduce.ReturnTypes("histogramdd", hist, edges)
 
 
 def _searched_positions(inside: np.ndarray, edges: np.ndarray) -> np.ndarray:
