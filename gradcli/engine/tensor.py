@@ -2063,6 +2063,11 @@ class Tensor:
     def adjoint(self):
         return ops.matrix_T(self, "adjoint()")
 
+    def dim_order(self, *, ambiguity_check=False) -> tuple:
+        if self._a.__class__ is not np.ndarray:
+            raise NotImplementedError("gradcli does not implement torch.Tensor.dim_order of a meta tensor")
+        return _layout.dim_order(self._a, ambiguity_check)
+
     def is_contiguous(self, *, memory_format=dtypes.contiguous_format) -> bool:
         # (a meta tensor keeps no layout: gradcli calls every one contiguous, in no other format)
         if memory_format is not dtypes.contiguous_format:

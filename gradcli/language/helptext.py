@@ -800,6 +800,8 @@ _WHAT = {
     # shapes and views
     "reshape": "The same elements in a new shape (a view when possible); -1 stands for the size that fits.",
     "view": "The same storage seen with a new shape; -1 stands for the size that fits.",
+    "dim_order": "The dims from outermost to innermost in memory (0, 1, ... for a contiguous tensor); "
+                 "ambiguity_check=True (or a list of memory formats) refuses a tensor whose order is not unique.",
     "resize_": "Gives the tensor a new shape in place, its elements laid out contiguously from where it starts in "
                "its storage, which grows when the shape needs more (new elements are 0 in gradcli, uninitialised "
                "in PyTorch); refused for a tensor that requires grad.",
