@@ -329,3 +329,43 @@ def test_schedulers_stepped_before_the_optimiser_warn_at_each_line_that_steps_th
             "more details at https://pytorch.org/docs/stable/optim.html#how-to-adjust-learning-rate")
     assert warnings_of(source) == (f"s.grad:4: {text}\n  s1.step()\ns.grad:6: {text}\n  s2.step()\n"
                                    f"s.grad:8: {text}\n  torch.optim.lr_scheduler.StepLR(opt, 1).step()\n")
+
+
+def test_torch_range_warns_that_it_is_deprecated_once_per_line_after_its_arguments_are_parsed():
+    # PyTorch 2.13 prints exactly this (checked with the oracle): no warning for a call its parser refuses
+    text = ("UserWarning: torch.range is deprecated and will be removed in a future release because its behavior "
+            "is inconsistent with Python's range builtin. Instead, use torch.arange, which produces values in "
+            "[start, end).")
+    source = ("import torch\nfor _ in range(2):\n    x = torch.range(1, 4)\ntry:\n    torch.range(1)\n"
+              "except TypeError:\n    pass\ntry:\n    torch.range(1, 4, 0)\nexcept RuntimeError:\n    pass\n")
+    assert warnings_of(source) == f"s.grad:3: {text}\n  x = torch.range(1, 4)\ns.grad:9: {text}\n  torch.range(1, 4, 0)\n"
+
+
+def test_set_warn_always_gives_a_once_per_process_warning_at_every_line_while_it_is_on():
+    # PyTorch 2.13 prints exactly these four (checked with the oracle): Python's filter still shows a line once
+    source = ("import torch\nt = torch.tensor(1.5, requires_grad=True)\nfloat(t)\nfloat(t)\ntorch.set_warn_always(True)\n"
+              "float(t)\nfloat(t)\nfor _ in range(2):\n    float(t)\ntorch.set_warn_always(False)\nfloat(t)\n")
+    assert warnings_of(source) == "".join(f"s.grad:{line}: {SCALAR}\n  {text}\n" for line, text in (
+        (3, "float(t)"), (6, "float(t)"), (7, "float(t)"), (9, "float(t)")))
+
+
+def test_nuclear_and_frobenius_norm_warn_that_they_are_deprecated_once_per_process():
+    # PyTorch 2.13 prints exactly these two (checked with the oracle): TORCH_WARN_ONCE
+    text = ("UserWarning: at::{name} is deprecated and it is just left for JIT compatibility. It will be removed in a "
+            "future PyTorch release. Please use `{instead}` instead (Triggered internally at "
+            "/__w/pytorch/pytorch/aten/src/ATen/native/LinearAlgebra.cpp:{line}.)")
+    source = ("import torch\nx = torch.ones(2, 2)\ntorch.nuclear_norm(x)\ntorch.nuclear_norm(x)\n"
+              "torch.frobenius_norm(x, (0, 1))\ntorch.frobenius_norm(x, (0, 1))\n")
+    nuc = text.format(name="nuclear_norm", instead="linalg.matrix_norm(A, 'nuc', dim, keepdim)", line=3229)
+    fro = text.format(name="frobenius_norm", instead="linalg.vector_norm(A, 2., dim, keepdim)", line=3175)
+    assert warnings_of(source) == (f"s.grad:3: {nuc}\n  torch.nuclear_norm(x)\n"
+                                   f"s.grad:5: {fro}\n  torch.frobenius_norm(x, (0, 1))\n")
+
+
+def test_the_deprecated_resize_and_resize_as_warn_at_each_line():
+    # PyTorch 2.13 prints exactly this (checked with the oracle): warnings.warn in torch/_tensor.py
+    source = ("import torch\nx = torch.arange(6.)\nfor _ in range(2):\n    y = x.resize(2, 3)\n"
+              "z = x.resize_as(torch.zeros(3, 2))\n")
+    assert warnings_of(source) == ("s.grad:4: UserWarning: non-inplace resize is deprecated\n  y = x.resize(2, 3)\n"
+                                   "s.grad:5: UserWarning: non-inplace resize_as is deprecated\n"
+                                   "  z = x.resize_as(torch.zeros(3, 2))\n")

@@ -140,6 +140,8 @@ CASES = [
      "torch.autograd.grad(F.embedding(torch.tensor([[0, 1], [1, 1]]), x.requires_grad_(), scale_grad_by_freq=True),"
      " x, g, create_graph=True)[0]", ("x", "g")),
     (XY + "\nw = torch.randn(2, 3, 3, dtype=torch.float64)", "F.bilinear(x, y, w)", ("x", "y", "w")),
+    # native_dropout: the generator seeded inside the expression, so every evaluation draws the same mask
+    (X, "(torch.manual_seed(0), torch.native_dropout(x, 0.4, True)[0])[1]"), (X, "torch.native_dropout(x, 0.4, False)[0]"),
     (PRELU, "F.prelu(x, w)", ("x", "w")), (PRELU, "F.prelu(x, w[:1])", ("w",)),
     (PRELU + GO, "torch.autograd.grad(F.prelu(x.requires_grad_(), w), x, g, create_graph=True)[0]", ("x", "g", "w")),
     (PRELU + GO, "torch.autograd.grad(F.prelu(x, w.requires_grad_()), w, g, create_graph=True)[0]", ("x", "g", "w")),

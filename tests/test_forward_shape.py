@@ -101,5 +101,15 @@ def test_every_row_has_a_tangent_reached_by_a_case():
         reached |= check(case[0], case[1], case[2] if len(case) > 2 else ("x",))[2]
     # unpack_dual's primal (Identity) never has a tangent; CopySlices nodes are made outside apply (the
     # in-place cases above check the tangents of writes into views)
-    unreached = rows - reached - {indexing.IDENTITY, views.COPY_SLICES, views.COPY_SLICES_SAVE}
+    unreached = rows - reached - {indexing.IDENTITY, views.COPY_SLICES, views.COPY_SLICES_SAVE, shape.RESIZE}
     assert not sorted(r.node for r in unreached)
+
+
+def test_the_deprecated_resize_has_no_tangent_as_pytorch_custom_function_has_none():
+    # ResizeBackward (PyTorch's Python Function Resize) defines no jvp: PyTorch 2.13 prints exactly this
+    from conftest import run_script
+    r = run_script("import torch\nimport torch.autograd.forward_ad as fwAD\nwith fwAD.dual_level():\n"
+                   "    d = fwAD.make_dual(torch.ones(6), torch.ones(6))\n    try:\n        d.resize(2, 3)\n"
+                   "    except NotImplementedError as e:\n        print(e)\n")
+    assert r.out == ("You must implement the jvp function for custom autograd.Function to use it with forward mode "
+                     "AD.\n")

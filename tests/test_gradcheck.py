@@ -66,6 +66,9 @@ def any_(*shape):
 # row -> list of (function of leaves, input arrays); shapes broadcast where the op allows it
 _NO_CDIST_TANGENT = {"raises_unimplemented": "_cdist_forward"}
 _NO_EUCLID_TANGENT = {"raises_unimplemented": "_euclidean_dist"}
+_NO_RESIZE_JVP = {"no_forward_gradcli": r"You must implement the jvp function for custom autograd\.Function to use "
+                                        r"it with forward mode AD\."}
+
 CHECKS = {
     arith.ADD: [(lambda a, b: a + b, (any_(2, 3), any_(3))), (lambda a: a + 2.5, (any_(2, 2),)),
               (lambda a, b: a.add(b, alpha=3), (any_(2, 1), any_(1, 3)))],
@@ -129,6 +132,9 @@ CHECKS = {
     shape.PAD: [(lambda a: shape.constant_pad(a, (1, 2), 0.5) * 2, (any_(2, 3),)),
                 (lambda a: shape.constant_pad(a, (-1, 1, 1, 0), 0), (any_(2, 3),))],
     shape.VIEW: [(lambda a: a.view(3, 2), (any_(2, 3),)), (lambda a: a.view(-1), (any_(2, 2),))],
+    # (PyTorch's Python Function Resize has no jvp: forward mode refuses it in PyTorch's words)
+    shape.RESIZE: [(lambda a: a.resize(3, 2), (any_(2, 3),), _NO_RESIZE_JVP),
+                   (lambda a: a.t().resize(6), (any_(2, 3),), _NO_RESIZE_JVP)],
     indexing.SELECT_BACKWARD: [(lambda a: _second(lambda x: (x[1] * x[1]).sum(), a), (any_(3),))],
     indexing.SLICE_BACKWARD: [(lambda a: _second(lambda x: (x[0:2] ** 2).sum(), a), (any_(3),))],
     # (reached by index_select of a 0-d tensor under create_graph: PyTorch records IndexAddBackward0 there)

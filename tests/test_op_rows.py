@@ -71,6 +71,10 @@ EXTRA = [
     # fill_ with a 0-d tensor that requires grad; advanced-index reads and writes
     "x = torch.rand(3, requires_grad=True)\nv = torch.rand((), requires_grad=True)\n"
     "y = (x * 1).fill_(v)\nz = x * 1\nz[[0, 2]] = v * 2\n(y.sum() + z.sum() + x[[0, 1]].sum()).backward()",
+    # the deprecated Tensor.resize (PyTorch's Python Function Resize: ResizeBackward)
+    "x = torch.rand(6, requires_grad=True)\n(x.resize(2, 3) * 2).sum().backward()",
+    # torch.native_dropout (NativeDropoutBackward0)
+    "x = torch.rand(6, requires_grad=True)\ntorch.native_dropout(x, 0.5, True)[0].sum().backward()",
     # forward_ad.unpack_dual's primal of a tensor that requires grad (Identity)
     "import torch.autograd.forward_ad as fwAD\nx = torch.rand(3, requires_grad=True)\n"
     "with fwAD.dual_level():\n    p = fwAD.unpack_dual(fwAD.make_dual(x, torch.ones(3))).primal\n"

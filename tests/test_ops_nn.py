@@ -85,8 +85,17 @@ W3 = tensor([1.0, 2.5, 0.5], dtype=TORCH.members["float64"])
 W6 = tensor([[1.0, 2.5, 0.5], [0.75, 1.5, 2.0]], dtype=TORCH.members["float64"])
 
 
+def _seeded_native_dropout(a):
+    """torch.native_dropout's output with the same mask at every call (the generator seeded first)."""
+    from gradcli.engine import rng
+    rng.default_generator.manual_seed(0)
+    return nn.native_dropout(a, 0.4, True)[0]
+
+
 # row -> list of (function of float64 leaves, input arrays[, gradcheck options])
 CHECKS = {
+    nn.NATIVE_DROPOUT: [(_seeded_native_dropout, (any_(3, 4),)), (lambda a: nn.native_dropout(a, 0.4, False)[0],
+                                                                  (any_(2, 3),))],
     nn.NLL_LOSS_BACKWARD: [(_d_nll(T2, r, weight=W3), (any_(3, 3),)) for r in ("mean", "sum", "none")]
                           + [(_d_nll(T2, "mean", ignore_index=0), (any_(3, 3),))],
     nn.NLL_LOSS2D_BACKWARD: [(_d_nll(T4, r, weight=W3), (any_(2, 3, 2, 2),)) for r in ("mean", "sum", "none")],

@@ -427,7 +427,7 @@ def session_shell():
 def test_completes_torch_names(session_shell):
     found = completions("torch.ra", session_shell)
     assert [t for t, _ in found] == ["rad2deg", "rad2deg_", "rand", "rand_like", "randint", "randint_like", "randn",
-                                     "randn_like", "random", "randperm", "ravel"]
+                                     "randn_like", "random", "randperm", "range", "ravel"]
     assert {start for _, start in found} == {-2}
     assert ("float32", -5) in completions("torch.float", session_shell)
     assert [t for t, _ in completions("torch.nn.functional.rel", session_shell)] == ["relu", "relu6", "relu_"]

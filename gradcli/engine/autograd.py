@@ -384,11 +384,13 @@ class Node:
                      for n in self.inputs)
 
     def name(self) -> str:
-        # nodes generated from an op's derivative end in a number (MulBackward0), those of PyTorch's own
+        # nodes generated from an op's derivative end in a number (MulBackward0) or in _copy, those of PyTorch's own
         # Python Functions (_DirichletBackward) in Backward; the others (CopySlices, CopyBackwards,
         # NotImplemented, ...) are C++ classes of PyTorch's autograd namespace, and name() says so
         node = self.op.node
-        return node if node[-1].isdigit() or node.endswith("Backward") else "torch::autograd::" + node
+        if node[-1].isdigit() or node.endswith(("Backward", "_copy")):      # (ViewBackward0_copy: a view-copy's)
+            return node
+        return "torch::autograd::" + node
 
     def __repr__(self) -> str:
         node = self.op.node

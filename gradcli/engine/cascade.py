@@ -27,7 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 from gradcli.engine import workers
-from gradcli.engine.state import STATE
+from gradcli.engine.state import DEFAULT_THREADS, STATE
 
 GRAIN = 32768                          # at::internal::GRAIN_SIZE: below it a reduction runs on one thread
 MAX_THREADS = 1 << 16                  # a bound on set_num_threads: the split keeps one slot per thread
@@ -271,6 +271,24 @@ def set_num_threads(n) -> None:
     if n > MAX_THREADS:
         raise RuntimeError(f"set_num_threads: gradcli follows at most {MAX_THREADS} threads, got {n}")
     STATE.threads = n
+
+
+def get_num_interop_threads() -> int:
+    """torch.get_num_interop_threads(): as set, else the reference machine's (its core count, as the threads)."""
+    return STATE.interop_threads or DEFAULT_THREADS
+
+
+def set_num_interop_threads(n) -> None:
+    """torch.set_num_interop_threads(n): recorded once (gradcli runs no inter-op work); PyTorch refuses a second
+    call."""
+    if n.__class__ is not int:
+        raise RuntimeError(f"set_num_interop_threads expects an int, but got {type(n).__name__}")
+    if n <= 0:
+        raise RuntimeError("set_num_interop_threads expects a positive integer")
+    if STATE.interop_threads is not None:
+        raise RuntimeError("Error: cannot set number of interop threads after parallel work has started or "
+                           "set_num_interop_threads called")
+    STATE.interop_threads = n
 
 
 def sum_array(x: np.ndarray, dims: tuple | None = None, keepdim: bool = False, dtype=None,

@@ -321,6 +321,40 @@ def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False)
     return _finish(a, requires_grad)
 
 
+def empty_permuted(size, physical_layout, *, dtype=None, device=None, requires_grad=False, **kw):
+    """torch.empty_permuted (zeros here, as empty): a contiguous tensor of the sizes in `physical_layout`'s order
+    (outermost first), seen in the logical order. (layout= strided and pin_memory= False taken by keyword.)"""
+    for k, v in kw.items():
+        if k not in ("layout", "pin_memory"):
+            raise TypeError(f"empty_permuted() got an unexpected keyword argument '{k}'")
+        if v not in (None, False, dtypes.strided):
+            raise NotImplementedError(f"gradcli does not implement torch.empty_permuted with {k}={v}")
+    for position, (name, value) in enumerate((("size", size), ("physical_layout", physical_layout)), 1):
+        if not isinstance(value, (tuple, list, Size)) or any(as_int(v) is None for v in value):
+            raise TypeError(f"empty_permuted(): argument '{name}' (position {position}) must be tuple of ints, not "
+                            f"{_type_name(value)}")
+    shape = _size_args("empty_permuted", (tuple(size),))
+    order = tuple(as_int(d) for d in physical_layout)
+    on_meta = factory_device(device)
+    _check_dtype(dtype)
+    if len(order) != len(shape):
+        raise RuntimeError(f"Number of dimensions in size does not match the length of the physical_layout; i.e. "
+                           f"len(size) = {len(shape)} is not equal to len(physical_layout) = {len(order)}")
+    seen = [False] * len(shape)
+    for i, d in enumerate(order):
+        if not 0 <= d < len(shape):
+            raise RuntimeError(f"Dimension out of range (expected to be between 0 and {len(shape) - 1}, but got {d} at "
+                               f"index {i}).  NB: negative dims not currently supported; file an issue if you want it.")
+        if seen[d]:
+            raise RuntimeError("Duplicate dim not allowed")
+        seen[d] = True
+    npdt = (dtype or dtypes.default_float).np
+    if on_meta:
+        return _meta_filled(shape, 0, npdt, requires_grad)
+    budget.check_tensor(shape, npdt.itemsize)
+    return _finish(np.zeros([shape[d] for d in order], npdt).transpose(np.argsort(order)), requires_grad)
+
+
 def _size_kw(name: str, kw: dict):
     """The `size=` keyword of the varargs factories (the only extra keyword they take)."""
     for k in kw:
@@ -464,6 +498,16 @@ def _wrap64(v: int) -> int:
     return ((v + (1 << 63)) & ((1 << 64) - 1)) - (1 << 63)
 
 
+def _check_bounds(start: float, end: float, step: float) -> None:
+    """arange's and range's checks of their bounds, made in double."""
+    if not (step > 0 or step < 0):
+        raise RuntimeError("step must be nonzero")
+    if not (math.isfinite(start) and math.isfinite(end)):
+        raise RuntimeError(f"unsupported range: {rng._cxx_double(start)} -> {rng._cxx_double(end)}")
+    if not ((step > 0 and end >= start) or (step < 0 and end <= start)):
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+
+
 def arange(*args, dtype=None, requires_grad=False, device=None, **kw):
     """torch.arange(end) / (start, end) / (start, end, step): int64 unless a bound or the step is a
     float; the element count and the checks as in PyTorch's compute_arange_size."""
@@ -503,12 +547,7 @@ def arange(*args, dtype=None, requires_grad=False, device=None, **kw):
     if dt == np.bool_:
         raise _not_implemented("arange_cpu", dt)
     dstart, dend, dstep = float(start), float(end), float(step)
-    if not (dstep > 0 or dstep < 0):
-        raise RuntimeError("step must be nonzero")
-    if not (math.isfinite(dstart) and math.isfinite(dend)):
-        raise RuntimeError(f"unsupported range: {rng._cxx_double(dstart)} -> {rng._cxx_double(dend)}")
-    if not ((dstep > 0 and dend >= dstart) or (dstep < 0 and dend <= dstart)):
-        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+    _check_bounds(dstart, dend, dstep)
     if dt == np.int64:                      # (after the checks PyTorch makes in double)
         for v in (start, end, step):
             if v.__class__ is int:
@@ -538,6 +577,65 @@ def arange(*args, dtype=None, requires_grad=False, device=None, **kw):
             out = (np.int64(int(start)) + np.int64(int(step)) * np.arange(n, dtype=np.int64)).astype(dt)
     else:
         out = _arange_float(dstart, dstep, n, dt)
+    return _finish(out, requires_grad)
+
+
+RANGE_DEPRECATED = ("torch.range is deprecated and will be removed in a future release because its behavior is "
+                    "inconsistent with Python's range builtin. Instead, use torch.arange, which produces values in "
+                    "[start, end).")
+
+
+def inclusive_range(*args, **kw):
+    """torch.range(start, end, step=1): deprecated (its warning), end included, the default float type
+    whatever the bounds. As PyTorch's range_out: the bounds are converted to the accumulation type (double
+    for float and double, float for the half types, int64 for the integers, truncated), checked in double,
+    the size (end - start) / step + 1 truncated and each value start + i * step, in that type."""
+    values = signatures.parsed("torch.range", args, kw, {"step": 1, "requires_grad": False})
+    if STATE.warn is not None:      # (a session shows it; the engine used alone does not)
+        STATE.warn("UserWarning", RANGE_DEPRECATED)
+    dtype, requires_grad = values["dtype"], values["requires_grad"]
+    if values["layout"] not in (None, dtypes.strided):
+        raise NotImplementedError("gradcli does not implement torch.range with a sparse layout")
+    on_meta = factory_device(values["device"])
+    _check_dtype(dtype)
+    dt = (dtype or dtypes.default_float).np
+    if dt.kind in "bc":
+        raise _not_implemented("range_cpu", dt) if dt.kind == "b" else NotImplementedError(
+            f'"range_cpu" not implemented for \'{TYPE_WORDS[dtype.name]}\'')
+    numbers = []
+    for k in ("start", "end", "step"):
+        v = values[k]
+        v = v._a.item() if v.__class__ is Tensor else v     # a 0-d tensor, read as its value
+        numbers.append(int(v) if v.__class__ is bool else v)
+    integral = dt.kind in "iu"
+    acc = np.dtype(np.int64) if integral else np.dtype(np.float32) if dt.itemsize == 2 else np.dtype(np.float64)
+    for v in numbers:
+        checked_scalar(v, acc)
+    dstart, dend, dstep = (float(v) for v in numbers)
+    _check_bounds(dstart, dend, dstep)
+    if integral:
+        start, end, step = (int(v) for v in numbers)        # C++'s conversions truncate toward zero
+        if step == 0:
+            raise NotImplementedError("gradcli does not implement torch.range with an integer dtype and a step "
+                                      "that truncates to 0 (PyTorch 2.13 divides by it and the process dies)")
+        span = _wrap64(end - start)
+        quotient = abs(span) // abs(step)            # C++ integer division truncates towards zero
+        size = _wrap64((quotient if (span < 0) == (step < 0) else -quotient) + 1)
+    else:
+        start, end, step = (acc.type(v) for v in numbers)
+        with np.errstate(all="ignore"):
+            count = float((end - start) / step + acc.type(1))
+        size = int(count) if count < 2.0 ** 63 else -(1 << 63)      # past int64 the conversion gives its minimum
+    if size < 0:
+        raise RuntimeError(f"IntArrayRef contains an int that cannot be represented as a SymInt: {size}")
+    if on_meta:
+        return _meta_filled((size,), 0, dt, requires_grad)
+    budget.check_tensor((size,), dt.itemsize)
+    with np.errstate(over="ignore"):
+        if integral:        # int64 arithmetic, wrapping as the kernel's does, then cast to the output type
+            out = (np.int64(start) + np.int64(step) * np.arange(size, dtype=np.int64)).astype(dt)
+        else:
+            out = (start + np.arange(size, dtype=acc) * step).astype(dt)
     return _finish(out, requires_grad)
 
 

@@ -244,6 +244,59 @@ def is_contiguous_in(a: np.ndarray, fmt) -> bool:
     return True
 
 
+_DIM_ORDER_STRIDES = ("gradcli does not implement torch.Tensor.dim_order for a tensor with a dimension of size 1 "
+                      "or 0 that is neither contiguous nor channels-last: PyTorch's answer there depends on strides "
+                      "that depend on how the tensor was made")
+
+
+def dim_order(a: np.ndarray, ambiguity_check=False) -> tuple:
+    """Tensor.dim_order(ambiguity_check=False): the dims from outermost to innermost in memory (PyTorch's
+    compute_elementwise_output_logical_to_physical_perm), with its checks that the order is unique."""
+    if ambiguity_check.__class__ is not bool and (ambiguity_check.__class__ is not list or any(
+            f.__class__ is not dtypes.MemoryFormat for f in ambiguity_check)):
+        raise TypeError("The ambiguity_check argument must be a bool or a list of memory formats.")
+    shape = a.shape
+    strides = [s // a.itemsize for s in a.strides]
+    formats = ambiguity_check if ambiguity_check.__class__ is list else []
+    if (ambiguity_check if ambiguity_check.__class__ is bool else True):
+        singleton = 1 in shape
+        if not singleton and 0 in shape:
+            raise NotImplementedError(_DIM_ORDER_STRIDES)
+        several = singleton or any(p == q for p, q in zip(strides, strides[1:]))
+        if several and sum(is_contiguous_in(a, f) for f in formats) != 1:
+            raise RuntimeError("The tensor does not have unique dim order, or cannot map to exact one of the given "
+                               "memory formats.")
+    ndim = a.ndim
+    if ndim < 2:
+        return tuple(range(ndim))
+    contiguous_ = bool(a.flags.c_contiguous)
+    last = is_contiguous_in(a, dtypes.channels_last)
+    if contiguous_ and not last:
+        return tuple(range(ndim))
+    if last and not contiguous_:
+        return (0, *range(2, ndim), 1)
+    if 1 in shape or 0 in shape:
+        raise NotImplementedError(_DIM_ORDER_STRIDES)
+
+    def should_swap(i, j) -> int:
+        def ge(p, q):
+            return True if q == 0 else False if p == 0 else p >= q or p % q == 0
+        si, sj = strides[i], strides[j]
+        if si == 0 or sj == 0:
+            return 0
+        if si == sj:
+            return 0 if ge(shape[j], shape[i]) else 1
+        if ge(sj, si):
+            return -1
+        return 1 if ge(si, sj) else 0
+
+    from gradcli.engine.cascade import stride_sort
+    perm = stride_sort(ndim, should_swap)
+    if ambiguity_check and any(should_swap(perm[i], perm[i + 1]) != -1 for i in range(ndim - 1)):
+        raise RuntimeError("The tensor does not have unique dim order.")
+    return tuple(reversed(perm))
+
+
 def suggested_format(a: np.ndarray):
     """PyTorch's suggest_memory_format: channels_last (channels_last_3d) when a 4-d (5-d) array's strides read as
     that layout, ambiguous cases read as contiguous; else contiguous_format."""

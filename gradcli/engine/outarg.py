@@ -38,6 +38,8 @@ DIFFERENT_DTYPE = {
     **{name: "Expected the dtype for input and out to match, but got {src} for input's dtype and {dst} for out's "
              "dtype." for name in ("amax", "amin")},
     "where": "Expected out type to be {src} but got {dst}",
+    "histogram": "torch.histogram: input tensor and hist tensor should have the same dtype, but got input {src_c} and "
+                 "hist {dst_c}",
     "index_select": "index_select(): self and result must have the same scalar type",
     "nonzero": "nonzero: Expected out tensor to have scalar type {src} but got scalar type{dst}",
     "nan_to_num": "nan_to_num: dtype of out: {dst} should be same as input: {src}",
@@ -62,6 +64,8 @@ def call(key: str, parser: str, forms: str, function, args: tuple, kwargs: dict,
     if message is not None:
         raise TypeError(message)
     name = key.rpartition(".")[2]
+    if "tuple 0 " in forms:             # a list of any length: the view-copies' pieces (split_copy and kin)
+        return _into_list(parser, name, forms, function, args, kwargs, out)
     factory = key.startswith("torch.") and key.count(".") == 1 and name in FACTORIES
     if out.__class__ is not Tensor and "tensor" in forms:
         if out.__class__ in (bool, int, float) and "tuple" not in forms and signatures.SIGNATURES.get(key):
@@ -93,6 +97,30 @@ def call(key: str, parser: str, forms: str, function, args: tuple, kwargs: dict,
         write(r, o, parser, tuple_out=True)
     from gradcli.engine.ops import reduce
     return reduce.out_return(result, outs)
+
+
+# the names PyTorch's messages give the list forms' out= overloads
+_LIST_OUT_NAMES = {"split_copy": "split_copy_Tensor_out()", "split_with_sizes_copy": "split_with_sizes_copy_out",
+                   "unbind_copy": "unbind_copy_int_out"}
+
+
+def _into_list(parser: str, name: str, forms: str, function, args: tuple, kwargs: dict, out) -> None:
+    """out= as a list of tensors, one per piece: each piece copied into its tensor (as copy_ does: cast and
+    broadcast), nothing recorded, None returned, as PyTorch's kernels for split_copy and its kin do."""
+    if out.__class__ not in (tuple, list):
+        raise TypeError(f"{parser}(): argument 'out' must be tuple of Tensors, not {signatures.type_name(out)}")
+    index = forms.split("tuple 0 ")[1].split("|")[0]
+    for i, o in enumerate(out):
+        if o.__class__ is not Tensor:
+            raise TypeError(f"expected Tensor as element {i} in argument {index}, but got {signatures.type_name(o)}")
+    with autograd.set_grad_enabled(False):
+        pieces = function(*args, **kwargs)
+        if len(pieces) != len(out):
+            raise RuntimeError(f"{_LIST_OUT_NAMES.get(name, name)} expected an out= argument of size {len(pieces)}, "
+                               f"got size {len(out)}")
+        for piece, o in zip(pieces, out):
+            o.copy_(piece)
+    return None
 
 
 def _in_out_dtype(name: str, factory: bool, args: tuple, kwargs: dict, out: Tensor) -> dict:

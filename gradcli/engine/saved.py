@@ -25,6 +25,12 @@ _table: dict | None = None        # node type -> {attribute: kind}
 _orders: dict | None = None       # node type -> its `_saved_*` tensor names in PyTorch's pack order
 
 
+
+def _kind(node) -> str:
+    """The node type whose saved values `node` has: a view-copy's node (ViewBackward0_copy) has its view's."""
+    return node.op.node.removesuffix("_copy")
+
+
 def _nodes() -> dict:
     global _table, _orders
     if _table is None:
@@ -38,12 +44,12 @@ def _nodes() -> dict:
 def pack_order(node, indices: list) -> list:
     """Of `indices` (tensors in `node.saved`), those PyTorch saves for this node type (a tensor gradcli
     alone keeps is not packed: PyTorch's hooks would not see it), in the order PyTorch packs them."""
-    kinds = _nodes().get(node.op.node)
+    kinds = _nodes().get(_kind(node))
     if kinds is None:               # a node type the oracle's corpus did not reach: every tensor, in order
         return indices
-    saves = tuple(_PYTORCH_NAMES.get((node.op.node, name), name) for name in node.op.saves)
+    saves = tuple(_PYTORCH_NAMES.get((_kind(node), name), name) for name in node.op.saves)
     indices = [i for i in indices if "_saved_" + saves[i] in kinds]
-    order = _orders.get(node.op.node)
+    order = _orders.get(_kind(node))
     if order is None or len(indices) < 2:
         return indices
     rank = {saves.index(a[7:]): r for r, a in enumerate(order) if a[7:] in saves}
@@ -52,27 +58,27 @@ def pack_order(node, indices: list) -> list:
 
 def names(node) -> tuple:
     """The saved-value attributes PyTorch has on `node`'s type, in PyTorch's dir() order."""
-    return tuple(_nodes().get(node.op.node, ()))
+    return tuple(_nodes().get(_kind(node), ()))
 
 
 def has(node, name: str) -> bool:
-    return name in _nodes().get(node.op.node, ())
+    return name in _nodes().get(_kind(node), ())
 
 
 def attribute(node, name: str):
     """`node.name` for a `_saved_*` or `_raw_saved_*` name, as PyTorch gives it."""
-    kinds = _nodes().get(node.op.node, {})
+    kinds = _nodes().get(_kind(node), {})
     kind = kinds.get(name)
     if kind is None:
         raise AttributeError(f"'{node.op.node}' object has no attribute '{name}'")
     saved = slim.restore(node)
     if name.startswith("_raw_saved_"):
-        key = _ALIASES.get((node.op.node, name[len("_raw_saved_"):]), name[len("_raw_saved_"):])
+        key = _ALIASES.get((_kind(node), name[len("_raw_saved_"):]), name[len("_raw_saved_"):])
         saves = node.op.saves
         if kind == "SavedTensor" and key in saves:
             return savedhooks.SavedTensor(node, saves.index(key))
         raise NotImplementedError(f"gradcli does not save {node.op.node}.{name}")
-    key = _ALIASES.get((node.op.node, name[len("_saved_"):]), name[len("_saved_"):])
+    key = _ALIASES.get((_kind(node), name[len("_saved_"):]), name[len("_saved_"):])
     if saved is autograd.FREED:
         if kind == "Tensor" or kind == "?" or kind == "None":
             raise RuntimeError(autograd.FREED_MESSAGE)
@@ -121,7 +127,7 @@ def _lookup(node, key: str):
 
 
 def _value(node, key: str, kind: str):
-    if key in _INDEX_NAMES and node.op.node in _INDEX_NODES:
+    if key in _INDEX_NAMES and _kind(node) in _INDEX_NODES:
         return _index_value(node, key)
     for v in node.saved:                    # a value the script gave, kept on a tuple the node uses
         if v.__class__ is GivenDims:
@@ -140,15 +146,15 @@ def _value(node, key: str, kind: str):
         if key == "total_weight" and value.__class__ is float:     # nll_loss's, a 0-d tensor of the input's dtype
             x = _lookup(node, "self")
             return Tensor(np.array(value, (x._a if x.__class__ is Tensor else x).dtype))
-        if value.__class__ is int and value < 0 and key in _UNSIGNED_INTS.get(node.op.node, ()):
+        if value.__class__ is int and value < 0 and key in _UNSIGNED_INTS.get(_kind(node), ()):
             return _unsigned(value)         # int64 arguments as given, shown as their unsigned 64 bits
-        if key in _DIM_KEYS and value.__class__ is int and value < 0 and node.op.node in _GIVEN_DIM_NODES:
+        if key in _DIM_KEYS and value.__class__ is int and value < 0 and _kind(node) in _GIVEN_DIM_NODES:
             return _unsigned(value)         # an int64 dim as given, shown as its unsigned 64 bits
-        if key in _DIM_KEYS and value.__class__ is tuple and node.op.node in _GIVEN_DIM_NODES:
+        if key in _DIM_KEYS and value.__class__ is tuple and _kind(node) in _GIVEN_DIM_NODES:
             return tuple(_unsigned(d) for d in value)
-        if value is None and key == "dims" and node.op.node == "RollBackward0":
+        if value is None and key == "dims" and _kind(node) == "RollBackward0":
             return ()                       # a roll of the flattened tensor saved no dims
-        if node.op.node == "Rot90Backward0":      # k and dims as given, unsigned too
+        if _kind(node) == "Rot90Backward0":      # k and dims as given, unsigned too
             return _unsigned(value) if key == "k" else tuple(_unsigned(d) for d in value)
         return _as_kind(node, value, kind)
     if key == "dim":                        # gradcli keeps a reduction's dims as a tuple
@@ -207,7 +213,7 @@ def _index_value(node, name: str):
     right after an Ellipsis and before trailing full slices (a negative dim a script gave select(), narrow()
     or unbind(), which PyTorch keeps as given). Slice bounds as the script wrote them, a missing end as
     INT64_MAX and a missing start or step as 0 and 1."""
-    key = _lookup(node, _INDEX_NODES[node.op.node])
+    key = _lookup(node, _INDEX_NODES[_kind(node)])
     if key.__class__ is not tuple or not key:
         return _MISSING
     items = list(key)

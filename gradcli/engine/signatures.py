@@ -356,6 +356,8 @@ SIGNATURES = {
                                  "(Tensor input, str ord = \"fro\", tuple of ints dim = {-2,-1}, bool keepdim = False, "
                                  "*, torch.dtype dtype = None, Tensor out = None)"],
     "torch.eye": [f"(int n, {_FACTORY_KW})", f"(int n, int m, {_FACTORY_KW})"],
+    "torch.range": ["(Number start, Number end, Number step = 1, *, Tensor out = None, torch.dtype dtype = None, "
+                    "torch.layout layout = None, torch.device device = None, bool requires_grad = False)"],
     "torch.multinomial": ["(Tensor input, int num_samples, bool replacement = False, *, "
                           "torch.Generator generator = None, Tensor out = None)"],
     "Tensor.multinomial": ["(int num_samples, bool replacement = False, *, torch.Generator generator = None)"],
@@ -388,6 +390,38 @@ SIGNATURES = {
     **{f"Tensor.{name}": ["(int dim)"] for name in ("cummax", "cummin", "logcumsumexp")},
     "torch.logcumsumexp": ["(Tensor input, int dim, *, Tensor out = None)"],
     # statistics (ops.statistics)
+    **{f"torch.{name}": [f"(Tensor input, {hx} hx, Tensor w_ih, Tensor w_hh, Tensor b_ih = None, "
+                         "Tensor b_hh = None)"]
+       for name, hx in (("rnn_tanh_cell", "Tensor"), ("rnn_relu_cell", "Tensor"), ("gru_cell", "Tensor"),
+                        ("lstm_cell", "tuple of Tensors"))},
+    "torch.native_dropout": ["(Tensor input, float p, bool? train)"],
+    "torch.embedding_renorm_": ["(Tensor input, Tensor indices, float max_norm, float norm_type)"],
+    "torch.nuclear_norm": ["(Tensor input, tuple of ints dim, bool keepdim = False, *, Tensor out = None)",
+                           "(Tensor input, bool keepdim = False, *, Tensor out = None)"],
+    "torch.frobenius_norm": ["(Tensor input, tuple of ints dim, bool keepdim = False, *, Tensor out = None)"],
+    "torch.nonzero_static": ["(Tensor input, *, int size, int fill_value = -1, Tensor out = None)"],
+    "Tensor.nonzero_static": ["(*, int size, int fill_value = -1)"],
+    "torch.constant_pad_nd": ["(Tensor input, tuple of ints pad, Number value = 0)"],
+    "torch.convolution": ["(Tensor input, Tensor weight, Tensor? bias, tuple of ints stride, tuple of ints padding, "
+                          "tuple of ints dilation, bool transposed, tuple of ints output_padding, int groups)"],
+    "torch.binary_cross_entropy_with_logits": ["(Tensor input, Tensor target, Tensor weight = None, "
+                                               "Tensor pos_weight = None, int reduction = 0)"],
+    "torch.native_layer_norm": ["(Tensor input, tuple of ints normalized_shape, Tensor? weight, Tensor? bias, "
+                                "float eps)"],
+    "torch.native_batch_norm": ["(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, "
+                                "Tensor? running_var, bool training, float momentum, float eps, *, "
+                                "tuple of Tensors out = None)"],
+    "torch.view_copy": ["(Tensor input, torch.dtype dtype, *, Tensor out = None)",
+                        "(Tensor input, tuple of ints size, *, Tensor out = None)"],
+    "torch.histogramdd": [f"(Tensor input, {b} bins, tuple of floats range = None, Tensor weight = None, "
+                          "bool density = False)" for b in ("int", "tuple of ints", "tuple of Tensors")],
+    "torch.histogram": ["(Tensor input, Tensor bins, *, Tensor weight = None, bool density = False, "
+                        "tuple of Tensors out = None)",
+                        "(Tensor input, int bins = 100, *, tuple of floats range = None, Tensor weight = None, "
+                        "bool density = False, tuple of Tensors out = None)"],
+    "Tensor.histogram": ["(Tensor bins, *, Tensor weight = None, bool density = False)",
+                         "(int bins = 100, *, tuple of floats range = None, Tensor weight = None, "
+                         "bool density = False)"],
     "torch.histc": ["(Tensor input, int bins = 100, Number min = 0, Number max = 0, *, Tensor out = None)"],
     "Tensor.histc": ["(int bins = 100, Number min = 0, Number max = 0)"],
     "torch.cov": ["(Tensor input, *, int correction = 1, Tensor fweights = None, Tensor aweights = None)"],
@@ -531,6 +565,8 @@ SIGNATURES = {
     "Tensor.expand": ["(tuple of ints size, *, bool implicit = False)"],
     "Tensor.flip": ["(tuple of ints dims)"],
     "Tensor.repeat": ["(tuple of ints repeats)"],
+    "Tensor.resize_as_": ["(Tensor the_template, *, torch.memory_format memory_format = None)"],
+    "torch.resize_as_": ["(Tensor input, Tensor the_template, *, torch.memory_format memory_format = None)"],
     "Tensor.tile": ["(tuple of ints dims)"],
     **{f"Tensor.{name}": [f"(tuple of ints size, {_FACTORY_KW.replace('Tensor out = None, ', '')})"]
        for name in ("new_zeros", "new_ones", "new_empty")},
@@ -683,8 +719,10 @@ def _fits(ptype: str, value, numbers_as_tensors=False) -> bool:
                               and (not value or value[0].__class__ is int))
     if ptype == "torch.Generator":
         return type_name(value) == "torch._C.Generator"
-    if ptype == "tuple of Tensors":
-        return (cls is tuple or cls is list) and all(e.__class__ is tensor.Tensor for e in value)
+    if ptype == "tuple of floats":
+        return (cls is tuple or cls is list) and all(e.__class__ in (int, float) for e in value)
+    if ptype == "tuple of Tensors":     # (the parser looks at the first element; _bind unpacks the others)
+        return (cls is tuple or cls is list) and (not value or value[0].__class__ is tensor.Tensor)
     if ptype == "object":
         return True
     return False
@@ -748,11 +786,18 @@ def _bind(name: str, sig: _Signature, args: tuple, kwargs: dict):
         elif p.optional:
             continue
         else:
-            missing = [q.name for q in sig.params[i:] if not q.optional and q.name not in kwargs]
+            # (PyTorch names every required parameter from the first one missing on, given by keyword or not)
+            missing = [q.name for q in sig.params[i:] if not q.optional]
             return (f"{name}() missing {len(missing)} required positional argument{'s' if len(missing) == 1 else ''}: "
                     + ", ".join(f'"{m}"' for m in missing))
         if value is None and p.nullable:
             continue
+        if p.type == "tuple of Tensors" and p.name != "indices" and _is_sequence(value) and value \
+                and value[0].__class__ is tensor.Tensor:
+            # a tensor list is chosen by its first element; the others are unpacked after
+            for k, e in enumerate(value):
+                if e.__class__ is not tensor.Tensor:
+                    return _Final(f"expected Tensor as element {k} in argument {i}, but got {type_name(e)}")
         if p.name == "indices" and p.type == "tuple of Tensors" and _is_sequence(value):
             # index_put's Tensor?[]: the parser takes any tuple or list, and its conversion refuses each
             # element that is not a tensor (None included)

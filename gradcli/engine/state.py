@@ -62,8 +62,10 @@ class EngineState:
         "warned_once",          # the keys of the warnings PyTorch gives once per process, given already
         "registry_epoch",       # how many times CPython's warning registries were emptied (0, or 1 once PyTorch
                                 # imported sympy: gradient_given)
+        "warn_always",          # torch.set_warn_always's flag: those warnings given every time
         "vmap",                 # the innermost torch.func.vmap running (gradcli.engine.functorch.VmapFrame), or None
         "fw_level",             # the forward-mode AD level in force (gradcli.engine.forward.Level), or None
+        "interop_threads",      # torch.set_num_interop_threads's value once set (it may be set once), else None
         "threads",              # torch.get_num_threads(): how PyTorch's kernels would split their work, which
                                 # decides the order of large sums (gradcli.engine.cascade), and bounds the
                                 # threads that compute big tensors (gradcli.engine.workers)
@@ -110,6 +112,8 @@ class EngineState:
         self.warn = None
         self.warned_once = set()
         self.registry_epoch = 0
+        self.warn_always = False
+        self.interop_threads = None
         self.vmap = None
         self.fw_level = None
         self.threads = DEFAULT_THREADS
@@ -122,7 +126,7 @@ class EngineState:
 
     def warn_once(self, key: str, category: str, message: str) -> None:
         """A warning PyTorch gives once per process (TORCH_WARN_ONCE), at the script's line that caused it."""
-        if key not in self.warned_once:
+        if key not in self.warned_once or self.warn_always:
             self.warned_once.add(key)
             if self.warn is not None:
                 self.warn(category, message)
@@ -130,7 +134,11 @@ class EngineState:
     def warn_python(self, category: str, message: str) -> None:
         """A Python warning from one line of PyTorch's own code: CPython's registry for that line shows it once
         per message, until the registries are emptied (gradient_given)."""
-        self.warn_once("py:" + message, category, message)
+        key = "py:" + message           # (torch.set_warn_always governs TORCH_WARN_ONCE only, not these)
+        if key not in self.warned_once:
+            self.warned_once.add(key)
+            if self.warn is not None:
+                self.warn(category, message)
 
     def gradient_given(self) -> None:
         """PyTorch imports sympy the first time a gradient is given as a tensor (to backward or autograd.grad,
@@ -172,7 +180,7 @@ class EngineState:
                 self.parametrization_cache, self.sweep_targeted, self.meta_seen, self.complex_seen,
                 self.autocast, self.amp, self.multithreading,
                 self.warning_filters.copy() if self.warning_filters is not None else None, self.streams,
-                self.call_limit, self.sdp, self.redirects)
+                self.call_limit, self.sdp, self.redirects, self.warn_always, self.interop_threads)
 
     def restore(self, snap: tuple) -> None:
         (self.recording, self.inference, self.grad_in_inference, self.inference_seen, self.in_formula,
@@ -182,7 +190,7 @@ class EngineState:
          self.registry_epoch, self.vmap, self.fw_level,
          self.threads, self.default_device, devices, self.parametrization_cache, self.sweep_targeted,
          self.meta_seen, self.complex_seen, self.autocast, self.amp, self.multithreading, self.warning_filters,
-         self.streams, self.call_limit, self.sdp, self.redirects) = snap
+         self.streams, self.call_limit, self.sdp, self.redirects, self.warn_always, self.interop_threads) = snap
         self.warned_once = set(warned)
         self.device_stack = list(devices)
         for name, value in zip(PrintOptions.__slots__, options):

@@ -28,6 +28,8 @@ parameter_marks: dict = {}
 # node -> where its saved values hold the piece's position (the nodes whose results are pieces of one input)
 _PIECE_POSITION = {"SplitBackward0": 2, "SplitWithSizesBackward0": 2, "UnsafeSplitBackward0": 2,
                    "UnsafeSplitWithSizesBackward0": 2, "UnbindBackward0": 1}
+_PIECE_POSITION.update({name + "_copy": position for name, position in _PIECE_POSITION.items()
+                        if not name.startswith("Unsafe")})
 # The ids of the tensors that stand for a lazy module's parameters and buffers before its first call, with
 # their kind (UninitializedParameter, UninitializedBuffer): gradcli.engine.parameter owns these marks too
 uninitialized_marks: dict = {}
@@ -791,6 +793,10 @@ class Tensor:
     def histc(self, *args, **kwargs):
         return ops.histc_method(self, *args, **kwargs)
 
+    def histogram(self, *args, **kwargs):
+        from gradcli.engine.ops import statistics
+        return statistics.histogram_method(self, *args, **kwargs)
+
     def cov(self, *args, **kwargs):
         return ops.cov_method(self, *args, **kwargs)
 
@@ -818,6 +824,10 @@ class Tensor:
 
     def masked_select(self, mask):
         return ops.masked_select_method(self, mask)
+
+    def nonzero_static(self, *args, **kwargs):
+        from gradcli.engine.ops import search
+        return search.nonzero_static_method(self, *args, **kwargs)
 
     def nonzero(self, *args, **kwargs):
         if not args and not kwargs:
@@ -2010,6 +2020,22 @@ class Tensor:
             repeats = signatures.one_int_list("Tensor.repeat", repeats, kwargs)
         return ops.repeat(self, *repeats)
 
+    def resize_(self, *size, memory_format=None, **kwargs):
+        from gradcli.engine import resize
+        return resize.resize_(self, *size, memory_format=memory_format, **kwargs)
+
+    def resize_as_(self, *args, **kwargs):
+        from gradcli.engine import resize
+        return resize.resize_as_(self, *args, **kwargs)
+
+    def resize(self, *sizes):
+        from gradcli.engine import resize
+        return resize.resize(self, *sizes)
+
+    def resize_as(self, tensor):
+        from gradcli.engine import resize
+        return resize.resize_as(self, tensor)
+
     def tile(self, *dims, **kwargs):
         if kwargs or not dims:
             dims = signatures.one_int_list("Tensor.tile", dims, kwargs)
@@ -2052,6 +2078,11 @@ class Tensor:
 
     def adjoint(self):
         return ops.matrix_T(self, "adjoint()")
+
+    def dim_order(self, *, ambiguity_check=False) -> tuple:
+        if self._a.__class__ is not np.ndarray:
+            raise NotImplementedError("gradcli does not implement torch.Tensor.dim_order of a meta tensor")
+        return _layout.dim_order(self._a, ambiguity_check)
 
     def is_contiguous(self, *, memory_format=dtypes.contiguous_format) -> bool:
         # (a meta tensor keeps no layout: gradcli calls every one contiguous, in no other format)
@@ -2449,6 +2480,11 @@ class Tensor:
         # the device given, else the tensor's own (not the default one)
         return factories.filled("new_empty", size, 0, dtype or self.dtype, requires_grad,
                                 device=self.device if device is None else device)
+
+    def new_empty_strided(self, size, stride, dtype=None, device=None, requires_grad=False):
+        from gradcli.engine import factories
+        return factories.empty_strided(size, stride, dtype=dtype or self.dtype, requires_grad=requires_grad,
+                                       device=self.device if device is None else device)
 
     def new_full(self, size, fill_value, dtype=None, requires_grad=False, device=None):
         from gradcli.engine import factories

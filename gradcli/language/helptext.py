@@ -33,12 +33,18 @@ _WHAT = {
     "ones_like": "A tensor of 1s with the shape (and by default the dtype) of `input`.",
     "zeros_like": "A tensor of 0s with the shape (and by default the dtype) of `input`.",
     "full_like": "A tensor filled with `fill_value`, shaped like `input`.",
+    "empty_permuted": "A new tensor of the given size laid out in memory in `physical_layout`'s order of dims "
+                      "(outermost first); gradcli fills it with 0.",
+    "new_empty_strided": "A new tensor with the given size and strides (a contiguous layout in some order), this "
+                         "tensor's dtype by default; gradcli fills it with 0.",
     "empty_like": "A tensor shaped like `input`, filled with 0 in gradcli.",
     "rand": "Uniform random numbers in [0, 1) of the given shape, from the default generator (the same stream as "
             "PyTorch on the CPU).",
     "randn": "Standard normal random numbers of the given shape, from the default generator.",
     "randint": "Random integers in [low, high) of the given shape.",
     "randperm": "A random permutation of the integers 0 .. n-1.",
+    "range": "Deprecated: the values from start to end inclusive, in steps of step, in the default float type unless "
+             "dtype is given (torch.arange leaves end out).",
     "normal": "Normal random numbers with the given mean and standard deviation.",
     "rand_like": "Uniform random numbers shaped like `input`.",
     "randn_like": "Standard normal random numbers shaped like `input`.",
@@ -162,7 +168,37 @@ _WHAT = {
     "is_storage": "Whether the object is a tensor storage: never, as no storage is reachable from a script.",
     "is_distributed": "Whether a tensor is distributed: never in gradcli.",
     "is_vulkan_available": "Whether PyTorch's Vulkan backend is there: never in gradcli (CPU only).",
-    "is_warn_always_enabled": "Whether warn-always mode is on: never (torch.set_warn_always is not implemented).",
+    "is_warn_always_enabled": "Whether warn-always mode (torch.set_warn_always) is on.",
+    "set_warn_always": "Turns warn-always mode on or off: warnings PyTorch gives once per process then come every "
+                       "time.",
+    "get_num_interop_threads": "The inter-op thread count (2, as on the reference machine, until set).",
+    "set_num_interop_threads": "Sets the inter-op thread count, once (gradcli runs no inter-op work).",
+    "native_dropout": "(output, mask): with train True (or None) each element kept with probability 1 - p, the kept "
+                      "ones scaled by 1 / (1 - p), as PyTorch draws the mask; else a copy and an all-True mask.",
+    "embedding_renorm_": "Scales in place each row of the weight the indices name whose norm_type-norm exceeds "
+                          "max_norm down to it (F.embedding's max_norm step); returns the weight.",
+    "nuclear_norm": "Deprecated: the sum of the singular values over two dims, as linalg.matrix_norm(A, 'nuc').",
+    "frobenius_norm": "Deprecated: the 2-norm over at most two dims (NormBackward1), as linalg.vector_norm(A, 2).",
+    "constant_pad_nd": "The tensor padded with `value` (0 by default) by the (before, after) amounts in `pad`, last "
+                       "dim first; a negative amount crops.",
+    "convolution": "The convolution every conv layer and function computes, with all its arguments given: stride, "
+                   "padding, dilation, transposed, output_padding, groups.",
+    "native_layer_norm": "layer_norm's output with the mean and reciprocal standard deviation it normalised by: "
+                         "(output, mean, rstd).",
+    "native_batch_norm": "batch_norm's output with the batch's mean and inverse standard deviation in training "
+                         "(empty tensors in evaluation): (output, save_mean, save_invstd).",
+    "rnn_tanh_cell": "One step of a tanh RNN cell: tanh(x w_ih^T + b_ih + h w_hh^T + b_hh).",
+    "rnn_relu_cell": "One step of a ReLU RNN cell: relu(x w_ih^T + b_ih + h w_hh^T + b_hh).",
+    "lstm_cell": "One LSTM step: (h', c') from x, hx = (h, c) and the weights, as nn.LSTMCell computes it.",
+    "gru_cell": "One GRU step: h' from x, h and the weights, as nn.GRUCell computes it.",
+    "sym_int": "int(a) (PyTorch's helper for symbolic sizes, on a plain number or tensor).",
+    "sym_float": "float(a) (PyTorch's helper for symbolic sizes, on a plain number or tensor).",
+    "sym_max": "max(a, b) of two numbers, a float when either is one.",
+    "sym_min": "min(a, b) of two numbers, a float when either is one.",
+    "sym_not": "not a.",
+    "sym_sqrt": "math.sqrt(a).",
+    "sym_ite": "t if b else f, for a bool b and t, f of one type.",
+    "sym_sum": "The sum of the numbers (or tensors) given, as a list or one by one.",
     "inference_mode": "A context like no_grad, whose results can never take part in autograd later.",
     "autocast": "A context (`with torch.autocast('cpu'):`) in which matrix products and convolutions run in "
                 "bfloat16 (or float16) and losses in float32: mixed precision.",
@@ -286,6 +322,11 @@ _WHAT = {
     "IterableDataset": "Base class of stream datasets: subclasses define __iter__; a DataLoader batches what it "
                        "yields.",
     "ChainDataset": "The samples of several IterableDatasets, one stream after the other.",
+    "StackDataset": "The samples of several datasets of one length side by side: a tuple, or a dict when the "
+                    "datasets are given by keyword.",
+    "get_worker_info": "None: gradcli's DataLoader loads in the script's own process, as PyTorch's main process does.",
+    "nonzero_static": "nonzero's first `size` positions as a (size, ndim) tensor, rows of `fill_value` (-1) after "
+                      "them when there are fewer.",
     "DataLoader": "Iterates a dataset in batches (batch_size, shuffle in PyTorch's order, drop_last, collate_fn, "
                   "generator), in-process.",
     "random_split": "Splits a dataset into Subsets of the given lengths or fractions over one random permutation.",
@@ -728,6 +769,12 @@ _WHAT = {
     "logcumsumexp": "log(cumsum(exp(x))) along `dim`, computed without overflow.",
     "histc": "A histogram of the elements: counts in `bins` equal bins between min and max (the data's range "
              "when they are equal); elements outside are ignored.",
+    "histogramdd": "A histogram of the rows of the input (one column per dim): torch.return_types.histogramdd(hist, "
+                   "bin_edges), with `bins` one count, a count per dim or a tensor of edges per dim; `range`, "
+                   "`weight` and `density` as histogram's.",
+    "histogram": "A histogram of the flattened input: torch.return_types.histogram(hist, bin_edges), with `bins` "
+                 "equal bins over `range` (the data's range by default) or the edges in a tensor; `weight` adds "
+                 "weights instead of 1s, `density` divides by the total and the bin widths.",
     "cov": "The covariance matrix of the rows (variables) over the columns (observations), optionally weighted "
            "by fweights and aweights, divided by the weights' sum less `correction`.",
     "corrcoef": "The Pearson correlation coefficients of the rows (variables) over the columns (observations).",
@@ -759,6 +806,15 @@ _WHAT = {
     # shapes and views
     "reshape": "The same elements in a new shape (a view when possible); -1 stands for the size that fits.",
     "view": "The same storage seen with a new shape; -1 stands for the size that fits.",
+    "dim_order": "The dims from outermost to innermost in memory (0, 1, ... for a contiguous tensor); "
+                 "ambiguity_check=True (or a list of memory formats) refuses a tensor whose order is not unique.",
+    "resize_": "Gives the tensor a new shape in place, its elements laid out contiguously from where it starts in "
+               "its storage, which grows when the shape needs more (new elements are 0 in gradcli, uninitialised "
+               "in PyTorch); refused for a tensor that requires grad.",
+    "resize_as_": "Gives the tensor the shape of `the_template` in place, as resize_ does.",
+    "resize": "Deprecated: the elements in the given shape, which must hold as many (a view of a contiguous tensor; "
+              "ResizeBackward).",
+    "resize_as": "Deprecated: tensor.resize(other.size()).",
     "view_as": "A view with the shape of `other`.", "reshape_as": "The elements in the shape of `other`.",
     "flatten": "The elements of dims start_dim .. end_dim in one dimension.",
     "unflatten": "Splits one dimension into the given sizes.",
@@ -1316,6 +1372,14 @@ _WHAT = {
     "default_generator": "The default random generator.",
     "pi": "The constant pi.", "e": "The constant e.", "inf": "Positive infinity.", "nan": "Not a number.",
 }
+
+# the view-copy functions: the view's elements in a new contiguous tensor, the view's node renamed
+_WHAT.update({f"{view}_copy": f"A new contiguous tensor holding what `{view}` would view (no storage shared); its "
+                              "node is the view's with `_copy` added, with the same gradient."
+              for view in ("alias", "as_strided", "diagonal", "expand", "permute", "select", "slice", "split",
+                           "split_with_sizes", "squeeze", "t", "transpose", "unbind", "unfold", "unsqueeze", "view",
+                           "view_as_real", "view_as_complex")})
+_WHAT["detach_copy"] = "A copy of the tensor's elements; PyTorch gives it no derivative (NotImplemented)."
 
 _BUILTINS = {
     "print": ("print(*values, sep=' ', end='\\n')", "Writes the values, separated by sep and followed by end."),

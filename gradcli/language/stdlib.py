@@ -520,7 +520,7 @@ def _make_nn() -> dict:
         "affine_grid": _later("gradcli.engine.ops.affine_grid", "affine_grid"),
         "grid_sample": _later("gradcli.engine.ops.grid_sample", "grid_sample"),
         "ctc_loss": _later("gradcli.engine.ops.ctc", "ctc_loss"),
-        "cosine_similarity": _later("gradcli.engine.ops.composed", "cosine_similarity"),     # torch's own
+        "cosine_similarity": _later("gradcli.engine.ops.composed", "cosine_similarity"),
         "margin_ranking_loss": ops.composed.margin_ranking_loss,
         "hinge_embedding_loss": ops.composed.hinge_embedding_loss,
         "cosine_embedding_loss": ops.composed.cosine_embedding_loss,
@@ -679,8 +679,26 @@ _typename.__name__ = _typename.__qualname__ = "typename"
 
 
 def _false() -> bool:
-    """A backend gradcli does not have (Vulkan), and warn-always mode (no torch.set_warn_always): never on."""
+    """A backend gradcli does not have (Vulkan): never on."""
     return False
+
+
+def _set_warn_always(b) -> None:
+    """torch.set_warn_always: the warnings PyTorch gives once per process are given every time while it is on."""
+    if b.__class__ is not bool:
+        raise RuntimeError(f"setWarnOnlyOnce expects a bool, but got {type(b).__name__}")
+    STATE.warn_always = b
+
+
+_set_warn_always.__name__ = _set_warn_always.__qualname__ = "set_warn_always"
+
+
+def _is_warn_always_enabled() -> bool:
+    """torch.is_warn_always_enabled: whether torch.set_warn_always is on."""
+    return STATE.warn_always
+
+
+_is_warn_always_enabled.__name__ = _is_warn_always_enabled.__qualname__ = "is_warn_always_enabled"
 
 
 def _build_torch() -> ScriptModule:
@@ -771,6 +789,8 @@ def _build_torch() -> ScriptModule:
         # files kept in memory for the session (gradcli.language.saving)
         "save": _later("gradcli.language.saving", "save"), "load": _later("gradcli.language.saving", "load"),
         "get_num_threads": cascade.get_num_threads, "set_num_threads": cascade.set_num_threads,
+        "get_num_interop_threads": cascade.get_num_interop_threads,
+        "set_num_interop_threads": cascade.set_num_interop_threads,
         "Size": _size,
         # grad mode
         "no_grad": autograd.no_grad, "enable_grad": autograd.enable_grad,
@@ -945,14 +965,15 @@ def _build_torch() -> ScriptModule:
         "cross": _tensor_fn("cross", Tensor.cross),
         **{name: _later("gradcli.engine.ops.linalg", name) for name in ("tensordot", "kron", "cdist")},
         "cosine_similarity": _later("gradcli.engine.ops.composed", "cosine_similarity"),
+        **{name: _later("gradcli.engine.ops.composed", name) for name in ("nuclear_norm", "frobenius_norm")},
         **{name: _later("gradcli.engine.ops.sorting", name) for name in ("sort", "argsort", "msort", "topk")},
         **{name: _later("gradcli.engine.ops.order", name) for name in (
             "median", "nanmedian", "kthvalue", "mode", "aminmax", "quantile", "nanquantile", "cummax", "cummin",
             "logcumsumexp")},
         **{name: _later("gradcli.engine.ops.statistics", name) for name in (
-            "histc", "cov", "corrcoef", "trapezoid", "trapz", "cumulative_trapezoid", "isin")},
+            "histc", "histogram", "histogramdd", "cov", "corrcoef", "trapezoid", "trapz", "cumulative_trapezoid", "isin")},
         **{name: _later("gradcli.engine.ops.search", name) for name in (
-            "nonzero", "argwhere", "count_nonzero", "unique", "unique_consecutive", "bincount", "searchsorted",
+            "nonzero", "nonzero_static", "argwhere", "count_nonzero", "unique", "unique_consecutive", "bincount", "searchsorted",
             "bucketize")},
         **{name: _later("gradcli.engine.ops.scatter", name) for name in (
             "scatter", "scatter_add", "index_add", "select_scatter", "slice_scatter", "diagonal_scatter")},
@@ -988,8 +1009,25 @@ def _build_torch() -> ScriptModule:
         **_CONV,
         "embedding_bag": _later("gradcli.engine.ops.embedding_bag", "torch_embedding_bag"),
         # group: creation
-        "arange": options(factories.arange, "arange"), "linspace": options(factories.linspace, "linspace"),
-        "logspace": options(factories.logspace, "logspace"),
+        "resize_as_": _later("gradcli.engine.resize", "torch_resize_as_"),
+        "constant_pad_nd": _later("gradcli.engine.ops.shape", "constant_pad_nd"),
+        "convolution": _later("gradcli.engine.ops.conv", "torch_convolution"),
+        "binary_cross_entropy_with_logits": _later("gradcli.engine.ops.nn", "torch_binary_cross_entropy_with_logits"),
+        "embedding_renorm_": _later("gradcli.engine.ops.nn", "torch_embedding_renorm_"),
+        "native_dropout": _later("gradcli.engine.ops.nn", "native_dropout"),
+        "native_layer_norm": ops.normalization.native_layer_norm,
+        "native_batch_norm": ops.normalization.native_batch_norm,
+        **{name: _later("gradcli.engine.ops.rnn", name) for name in (
+            "rnn_tanh_cell", "rnn_relu_cell", "gru_cell", "lstm_cell")},
+        **{name: _later("gradcli.language.symbolic", name) for name in (
+            "sym_int", "sym_float", "sym_max", "sym_min", "sym_not", "sym_sqrt", "sym_ite", "sym_sum")},
+        **{name: _later("gradcli.engine.ops.viewcopy", name) for name in (
+            "alias_copy", "as_strided_copy", "detach_copy", "diagonal_copy", "expand_copy", "permute_copy",
+            "select_copy", "slice_copy", "split_copy", "split_with_sizes_copy", "squeeze_copy", "t_copy",
+            "transpose_copy", "unbind_copy", "unfold_copy", "unsqueeze_copy", "view_copy", "view_as_real_copy",
+            "view_as_complex_copy")},
+        "arange": options(factories.arange, "arange"), "range": options(factories.inclusive_range, "range", pin=False),
+        "linspace": options(factories.linspace, "linspace"), "logspace": options(factories.logspace, "logspace"),
         **{name: _later("gradcli.engine.windows", name) for name in (
             "hann_window", "hamming_window", "bartlett_window", "blackman_window", "kaiser_window")},
         "eye": options(factories.eye, "eye"), "tril_indices": options(factories.tril_indices, "tril_indices"),
@@ -999,6 +1037,7 @@ def _build_torch() -> ScriptModule:
         "rand_like": options(factories.rand_like, "rand_like"), "randn_like": options(factories.randn_like, "randn_like"),
         "randint_like": options(factories.randint_like, "randint_like"),
         "empty_like": options(factories.empty_like, "empty_like"),
+        "empty_permuted": options(factories.empty_permuted, "empty_permuted"),
         **{name: _later("gradcli.engine.distributions", name) for name in ("bernoulli", "multinomial", "poisson",
                                                                                     "binomial")},
         "Generator": factories.generator,
@@ -1016,7 +1055,8 @@ def _build_torch() -> ScriptModule:
         "is_floating_point": _tensor_fn("is_floating_point", Tensor.is_floating_point),
         "is_inference": _tensor_fn("is_inference", Tensor.is_inference),
         "is_distributed": _tensor_fn("is_distributed", lambda t: False),
-        "is_vulkan_available": _false, "is_warn_always_enabled": _false,
+        "is_vulkan_available": _false, "is_warn_always_enabled": _is_warn_always_enabled,
+        "set_warn_always": _set_warn_always,
         "is_anomaly_check_nan_enabled": autograd.is_anomaly_check_nan_enabled,
         "set_anomaly_enabled": autograd.set_anomaly_enabled,
         # constants and namespaces
@@ -1104,7 +1144,7 @@ def _make_data() -> dict:
     names = ("Dataset", "TensorDataset", "Subset", "ConcatDataset", "DataLoader", "random_split", "default_collate",
              "default_convert",
              "Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler", "BatchSampler")
-    names += ("IterableDataset", "ChainDataset", "WeightedRandomSampler")
+    names += ("IterableDataset", "ChainDataset", "WeightedRandomSampler", "StackDataset", "get_worker_info")
     return {name: getattr(td, name) for name in names}
 
 
@@ -1458,7 +1498,9 @@ when_made("torch.nn", _share_torch_functions)
 
 
 # PyTorch's Python functions
-_PYTHON_TORCH = frozenset(("norm", "split", "typename", "set_default_tensor_type", "is_tensor", "is_storage", "is_warn_always_enabled", "manual_seed", "seed", "initial_seed", "get_rng_state", "set_rng_state",
+_PYTHON_TORCH = frozenset(("norm", "split", "typename", "set_default_tensor_type", "is_tensor", "is_storage", "is_warn_always_enabled",
+                           "set_warn_always", "sym_int", "sym_float", "sym_max", "sym_min", "sym_not", "sym_sqrt",
+                           "sym_ite", "sym_sum", "manual_seed", "seed", "initial_seed", "get_rng_state", "set_rng_state",
                            "unique", "unique_consecutive", "meshgrid", "cartesian_prod", "block_diag", "lu", "solve",
                            "lstsq", "symeig", "eig", "unravel_index"))
 
@@ -1473,7 +1515,7 @@ _NO_ARGUMENT_FLAGS = 0x04 | 0x08                   # CO_VARARGS | CO_VARKEYWORDS
 
 # PyTorch's parser takes numpy's names for these parameters of its C++ functions (not of its Python ones)
 NUMPY_KEYWORDS = {"axis": "dim", "keepdims": "keepdim", "x": "input", "a": "input", "x1": "input", "x2": "other"}
-_PYTHON_METHODS = frozenset(("norm", "backward", "register_hook", "split", "unflatten", "retain_grad", "unique",
+_PYTHON_METHODS = frozenset(("norm", "backward", "register_hook", "split", "unflatten", "retain_grad", "unique", "dim_order",
                              "unique_consecutive", "lu", "solve", "lstsq", "eig", "symeig"))
 # C++ functions whose own parameters have those names: the parser takes them as they are
 _OWN_NUMPY_NAMES = {"cosine_similarity": frozenset(("x1", "x2")), "vecdot": frozenset(("x",)), "vander": frozenset(("x",)),

@@ -100,6 +100,11 @@ class Subset(Dataset):
         return len(self.indices)
 
 
+def get_worker_info():
+    """torch.utils.data.get_worker_info(): None, as in the main process (gradcli's DataLoader loads there)."""
+    return None
+
+
 class ConcatDataset(Dataset):
     """The samples of several datasets one after another (`ds1 + ds2`)."""
 
@@ -126,6 +131,33 @@ class ConcatDataset(Dataset):
         which = bisect.bisect_right(self.cumulative_sizes, idx)
         start = self.cumulative_sizes[which - 1] if which else 0
         return self.datasets[which][idx - start]
+
+
+class StackDataset(Dataset):
+    """The samples of several datasets of one length side by side: a tuple of them (datasets given by position) or
+    a dict (given by keyword)."""
+
+    __module__ = "torch.utils.data.dataset"
+
+    def __init__(self, *args, **kwargs):
+        if args and kwargs:
+            raise ValueError("Supported either ``tuple``- (via ``args``) or``dict``- (via ``kwargs``) like "
+                             "input/output, but both types are given.")
+        if not args and not kwargs:
+            raise ValueError("At least one dataset should be passed")
+        datasets = list(args) if args else list(kwargs.values())
+        self._length = len(datasets[0])
+        if any(self._length != len(d) for d in datasets):
+            raise ValueError("Size mismatch between datasets")
+        self.datasets = args if args else kwargs
+
+    def __getitem__(self, index):
+        if isinstance(self.datasets, dict):
+            return {k: d[index] for k, d in self.datasets.items()}
+        return tuple(d[index] for d in self.datasets)
+
+    def __len__(self):
+        return self._length
 
 
 class IterableDataset(Dataset):

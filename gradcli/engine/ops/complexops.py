@@ -326,6 +326,10 @@ CALLABLE = frozenset((
     "half", "short", "byte", "char", "nonzero", "count_nonzero", "repeat", "adjoint", "mT", "mH", "H", "T",
     "tile", "roll", "diagonal", "diag", "tril", "triu", "masked_fill", "index_select", "gather", "take",
     "max", "min",               # (their engine functions refuse complex values with the words PyTorch has per form)
+    # the view-copy functions of the views above (gradcli.engine.ops.viewcopy: the view's node, renamed)
+    "alias_copy", "t_copy", "transpose_copy", "permute_copy", "select_copy", "slice_copy", "squeeze_copy",
+    "unsqueeze_copy", "expand_copy", "unbind_copy", "split_copy", "split_with_sizes_copy", "view_copy",
+    "view_as_real_copy", "view_as_complex_copy", "diagonal_copy",
 ))
 
 # PyTorch's own refusals of complex inputs, by function name: (error class, message)
@@ -436,7 +440,7 @@ _TORCH_TOO = frozenset(PYTORCH_REFUSALS)
 def check(op: Op, out, inputs) -> None:
     """recording.apply's check, once the session has complex tensors: a row not made or checked for complex
     values refuses them (an input or the result complex)."""
-    if op in ROWS or op.node in CARRIED or op.node in SPECTRAL:
+    if op in ROWS or op.node in CARRIED or op.node in SPECTRAL or op.node.removesuffix("_copy") in CARRIED:
         return
     kind = out.dtype if out.dtype.kind == "c" else None
     if kind is None:

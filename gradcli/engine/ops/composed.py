@@ -542,3 +542,37 @@ def _gradient_coordinates(t: Tensor, c: Tensor, d: int, edge_order: int) -> Tens
         last = arith.add(arith.add(arith.mul(a, _cut(t, d, -3, -2)), arith.mul(b, _cut(t, d, -2, -1))),
                          arith.mul(cc, _cut(t, d, -1)))
     return ops.shape.cat([first, center, last], d)
+
+
+_DEPRECATED_NORM = ("at::{name} is deprecated and it is just left for JIT compatibility. It will be removed in a "
+                    "future PyTorch release. Please use `{instead}` instead (Triggered internally at "
+                    "/__w/pytorch/pytorch/aten/src/ATen/native/LinearAlgebra.cpp:{line}.)")
+
+
+def nuclear_norm(*args, **kwargs) -> Tensor:
+    """torch.nuclear_norm(input, dim=(-2, -1), keepdim=False): deprecated (PyTorch's warning, once), then
+    linalg.matrix_norm(input, 'nuc', dim, keepdim)."""
+    from gradcli.engine.ops import linalg
+    form, v = signatures.bound("torch.nuclear_norm", args, kwargs)
+    STATE.warn_once("nuclear_norm", "UserWarning", _DEPRECATED_NORM.format(
+        name="nuclear_norm", instead="linalg.matrix_norm(A, 'nuc', dim, keepdim)", line=3229))
+    dim = (-2, -1) if form == 1 else tuple(v["dim"]) if v["dim"].__class__ is not int else (v["dim"],) * 2
+    return linalg.matrix_norm(v["input"], "nuc", dim, bool(v["keepdim"]))
+
+
+def frobenius_norm(*args, **kwargs) -> Tensor:
+    """torch.frobenius_norm(input, dim, keepdim=False): deprecated (PyTorch's warning, once), then at::norm(input,
+    2, dim, keepdim) (NormBackward1) over at most two dims."""
+    v = signatures.parsed("torch.frobenius_norm", args, kwargs, {"keepdim": False})
+    STATE.warn_once("frobenius_norm", "UserWarning", _DEPRECATED_NORM.format(
+        name="frobenius_norm", instead="linalg.vector_norm(A, 2., dim, keepdim)", line=3175))
+    dim = (v["dim"],) if v["dim"].__class__ is int else tuple(v["dim"])
+    if len(dim) > 2:
+        raise RuntimeError(f"Expected at most 2 dimensions, but got {len(dim)} dimensions instead.")
+    a = v["input"]
+    if a._a.dtype.kind not in "fVc":
+        from gradcli.engine.recording import type_word
+        raise RuntimeError(f"norm(): input dtype should be either floating point or complex. Got {type_word(a._a)} "
+                           "instead.")
+    return reduce.vector_norm(a, 2, dim or None, v["keepdim"], node=reduce.NORM_LEGACY)
+

@@ -494,6 +494,19 @@ def _same(input, weight, bias, stride, dilation, groups) -> Tensor:
     return convolution(input, weight, bias, stride, padding, dilation, False, [0] * k, groups)
 
 
+def torch_convolution(*args, **kwargs) -> Tensor:
+    """torch.convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups): the
+    op every conv layer and function ends in, called directly."""
+    from gradcli.engine import signatures
+    v = signatures.parsed("torch.convolution", args, kwargs, {})
+    for i, name in enumerate(("stride", "padding", "dilation", "output_padding")):
+        if v[name].__class__ is int:        # (unsized int lists: one int does not stand for one)
+            where = "" if name in kwargs else f" (position {(4, 5, 6, 8)[i]})"
+            raise TypeError(f"convolution(): argument '{name}'{where} must be tuple of ints, not int")
+    return convolution(v["input"], v["weight"], v["bias"], tuple(v["stride"]), tuple(v["padding"]),
+                       tuple(v["dilation"]), v["transposed"], tuple(v["output_padding"]), v["groups"])
+
+
 def convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups) -> Tensor:
     """at::convolution: PyTorch's checks in its order and words, then the recorded op."""
     x, w = input._a, weight._a

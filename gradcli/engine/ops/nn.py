@@ -767,6 +767,11 @@ EMBEDDING_DENSE_BACKWARD = Op("EmbeddingDenseBackwardBackward0", None,
                               ("indices", "num_weights", "padding_idx", "scale_grad_by_freq"),
                               (_embedding_dense_double_backward,), inputs=("grad_output",), quiet=True,
                               jvp=_embedding_dense_backward_jvp)
+NATIVE_DROPOUT = Op("NativeDropoutBackward0",           None,    ("result1", "p", "train"),
+                    (lambda F, g, result1, p, train: _native_dropout_backward(F, g, result1, _dropout_scale(p, train)),),
+                    quiet=True,
+                    jvp=lambda F, ts, xs, result, result1, p, train: _native_dropout_jvp(ts[0], result1,
+                                                                                        _dropout_scale(p, train)))
 TRILINEAR  = Op("TrilinearBackward0",                    None,    ("i1", "i2", "i3"),
                 (_trilinear_i1,
                  _trilinear_i2,
@@ -1473,6 +1478,22 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     return apply(BCE, out, (input, target), (w, reduction, x.size), (x, t))
 
 
+def torch_binary_cross_entropy_with_logits(*args, **kwargs) -> Tensor:
+    """torch.binary_cross_entropy_with_logits(input, target, weight, pos_weight, reduction): F's function with the
+    reduction as PyTorch's enum (1 mean, 2 sum, anything else none; none when not given, as PyTorch's parser
+    reads its default)."""
+    from gradcli.engine import signatures
+    v = signatures.parsed("torch.binary_cross_entropy_with_logits", args, kwargs, {"reduction": 0})
+    input, target = v["input"], v["target"]
+    if input._a.shape != target._a.shape:
+        arith.add(target.detach(), input.detach())         # PyTorch's broadcast error for shapes that do not fit
+        raise NotImplementedError("gradcli does not implement torch.binary_cross_entropy_with_logits of a target "
+                                  "that broadcasts to the input")
+    reduction = {1: "mean", 2: "sum"}.get(v["reduction"], "none")
+    return binary_cross_entropy_with_logits(input, target, v["weight"], reduction=reduction,
+                                            pos_weight=v["pos_weight"])
+
+
 @autocast_policy("fp32")
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
                                      reduction="mean", pos_weight=None) -> Tensor:
@@ -1681,6 +1702,29 @@ def embedding_renorm_(weight: Tensor, idx: np.ndarray, max_norm, norm_type) -> N
                          f"[{', '.join(map(str, w.shape))}] at dimension 0")
 
 
+def torch_embedding_renorm_(*args, **kwargs) -> Tensor:
+    """torch.embedding_renorm_(input, indices, max_norm, norm_type): F.embedding's max_norm step alone, in place on
+    the rows the indices name; the weight returned."""
+    from gradcli.engine import signatures
+    from gradcli.engine.state import STATE
+    v = signatures.parsed("torch.embedding_renorm_", args, kwargs, {})
+    weight, indices = v["input"], v["indices"]
+    if indices._a.dtype not in (np.int64, np.int32):
+        raise RuntimeError("Expected tensor for argument #2 'indices' to have one of the following scalar types: Long, "
+                           f"Int; but got {indices.type()} instead (while checking arguments for embedding_renorm_)")
+    if weight.requires_grad:
+        base = weight._base
+        if STATE.recording and base is None and weight.grad_fn is None:
+            raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+        if STATE.recording and base is not None and base.requires_grad and base.grad_fn is None:
+            raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
+        if STATE.recording or base is not None:
+            raise NotImplementedError("gradcli does not implement torch.embedding_renorm_ of a tensor with a history "
+                                      "or of a view that requires grad")
+    embedding_renorm_(weight, indices._a.reshape(-1), v["max_norm"], v["norm_type"])
+    return weight
+
+
 def _renorm_rows(w: np.ndarray, rows: np.ndarray, max_norm, norm_type) -> None:
     """Scale each of `rows` (distinct, in range) whose norm exceeds max_norm down to it, in place."""
     norms = reduce.vector_norm(Tensor(w[rows]), float(norm_type), dim=1)._a
@@ -1782,6 +1826,56 @@ def _dropout(a: Tensor, p, training, inplace: bool, feature: bool = False) -> Te
     if inplace:
         return a.mul_(Tensor(noise))
     return ops.mul(a, Tensor(noise))
+
+
+def native_dropout(*args, **kwargs) -> tuple:
+    """torch.native_dropout(input, p, train): (output, mask). Training (train True or None): a bool mask drawn by
+    bernoulli_(1 - p) in the input's memory order, output = input * mask * (1 / (1 - p)), the scale a double; else an
+    all-True mask and a copy. One NativeDropoutBackward0 node."""
+    from gradcli.engine import signatures
+    v = signatures.parsed("torch.native_dropout", args, kwargs, {})
+    a, p, train = v["input"], float(v["p"]), v["train"]
+    x = a._a
+    if x.size == 0:             # (PyTorch hands back the input itself, and an empty mask of its dtype)
+        return a, Tensor(np.empty(x.shape, x.dtype))
+    if train is None or train:
+        keep = 1.0 - p
+        if not 0 <= keep <= 1:
+            raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={_cxx_double(keep)}")
+        scale = _dropout_scale(p, True)
+        mask = _bernoulli_in_memory_order(x, keep)       # (empty_like: in the input's layout)
+        if x.dtype.kind not in "fV":
+            raise RuntimeError(f"result type Float can't be cast to the desired output type {type_word(x)}")
+        out = (x * mask).astype(x.dtype) * x.dtype.type(scale)
+    else:
+        mask, out = np.ones(x.shape, np.bool_), x.copy()
+    mask = Tensor(mask)
+    return apply(NATIVE_DROPOUT, out, (a,), (mask, p, train is None or bool(train))), mask
+
+
+def _dropout_scale(p: float, train: bool) -> float:
+    """The factor kept elements are scaled by: 1 / (1 - p) in training (0 when p is 1), 1 otherwise."""
+    if not train:
+        return 1.0
+    return 0.0 if p == 1 else 1.0 / (1.0 - p)
+
+
+def _native_dropout_backward(F, g, mask, scale):
+    """native_dropout_backward: grad * mask * scale; under create_graph PyTorch's differentiable form,
+    grad * (mask.type_as(grad) * scale)."""
+    if F.tensors:
+        m = mask._a if mask.__class__ is Tensor else mask
+        return F.mul(g, Tensor(m.astype(g._a.dtype) * g._a.dtype.type(scale)))
+    m = mask._a if mask.__class__ is Tensor else mask
+    return (g * m).astype(g.dtype) * g.dtype.type(scale)
+
+
+def _native_dropout_jvp(t, mask, scale):
+    """The tangent: scale * input_t * mask in training, input_t itself otherwise (scale 1, every element kept)."""
+    m = mask._a if mask.__class__ is Tensor else mask
+    if scale == 1.0 and m.all():
+        return t
+    return ops.mul(ops.mul(t, scale), Tensor(m))
 
 
 # ------------------------------------------------------------------------------------------ prelu

@@ -17,7 +17,7 @@ import math
 
 import numpy as np
 
-from gradcli.engine import budget, layout, ops
+from gradcli.engine import budget, layout, ops, signatures
 from gradcli.engine.layout import laid_out
 from gradcli.engine.cascade import sum_array
 from gradcli.engine.ops.arith import half_with_number
@@ -1628,6 +1628,22 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
                eps=1e-05) -> Tensor:
     """F.batch_norm: one NativeBatchNormBackward0 node; in training the running statistics (when given) are
     updated in place with `momentum`."""
+    out = _batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
+    return out if out.__class__ is Tensor else out[0]
+
+
+def native_batch_norm(*args, **kwargs) -> tuple:
+    """torch.native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps): (output,
+    save_mean, save_invstd), the batch's statistics in training (empty in evaluation), with no grad_fn."""
+    v = signatures.parsed("torch.native_batch_norm", args, kwargs, {})
+    out = _batch_norm(v["input"], v["running_mean"], v["running_var"], v["weight"], v["bias"], v["training"],
+                      v["momentum"], v["eps"])
+    if out.__class__ is Tensor:
+        raise NotImplementedError("gradcli does not implement torch.native_batch_norm of an empty input")
+    return out
+
+
+def _batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps):
     if input.__class__ is not Tensor:
         if training:
             raise AttributeError(f"'{type(input).__name__}' object has no attribute 'size'")
@@ -1686,7 +1702,8 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
                             _invstd_eval_forward(running_var._a.reshape(-1).astype(x.dtype), eps), w, b)
         save_mean = save_invstd = Tensor(np.zeros(0, x.dtype))
     return apply(BATCH_NORM, out.reshape(x.shape), (input, weight, bias),
-                 (running_mean, running_var, save_mean, save_invstd, float(eps), bool(training)))
+                 (running_mean, running_var, save_mean, save_invstd, float(eps), bool(training))), \
+        save_mean, save_invstd
 
 
 def _shape_list(shape) -> str:
@@ -1713,6 +1730,20 @@ def _check_param_types(x: np.ndarray, params) -> None:
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05) -> Tensor:
     """F.layer_norm over the trailing `normalized_shape` dims: one NativeLayerNormBackward0 node."""
+    return _layer_norm(input, normalized_shape, weight, bias, eps)[0]
+
+
+def native_layer_norm(*args, **kwargs) -> tuple:
+    """torch.native_layer_norm(input, normalized_shape, weight, bias, eps): (output, mean, rstd), the statistics
+    shaped to broadcast over the normalized dims (the node's own saved results; they have no grad_fn)."""
+    v = signatures.parsed("torch.native_layer_norm", args, kwargs, {})
+    if v["normalized_shape"].__class__ is int:       # (its list has no size: one int does not stand for it)
+        where = "" if "normalized_shape" in kwargs else " (position 2)"
+        raise TypeError(f"native_layer_norm(): argument 'normalized_shape'{where} must be tuple of ints, not int")
+    return _layer_norm(v["input"], v["normalized_shape"], v["weight"], v["bias"], v["eps"])
+
+
+def _layer_norm(input, normalized_shape, weight, bias, eps) -> tuple:
     if input.__class__ is not Tensor:
         raise TypeError(f"layer_norm(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
     if isinstance(normalized_shape, int) and not isinstance(normalized_shape, bool):
@@ -1755,8 +1786,9 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05) -> Te
         x2 = np.ascontiguousarray(x).reshape(math.prod(lead), math.prod(normalized_shape))
         y, mean, rstd = layer_norm_arrays(x2, w, b, eps)
     stat_shape = lead + (1,) * k
-    return apply(LAYER_NORM, y.reshape(x.shape), (input, weight, bias),
-                 (normalized_shape, Tensor(mean.reshape(stat_shape)), Tensor(rstd.reshape(stat_shape)), float(eps)))
+    mean, rstd = Tensor(mean.reshape(stat_shape)), Tensor(rstd.reshape(stat_shape))
+    return apply(LAYER_NORM, y.reshape(x.shape), (input, weight, bias), (normalized_shape, mean, rstd, float(eps))), \
+        mean, rstd
 
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05) -> Tensor:

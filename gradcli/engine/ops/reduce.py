@@ -724,7 +724,8 @@ RETURN_FIELDS = {"max": ("values", "indices"), "min": ("values", "indices"), "so
                  "linalg_inv_ex": ("inverse", "info"), "linalg_cholesky_ex": ("L", "info"),
                  "triangular_solve": ("solution", "cloned_coefficient"), "geqrf": ("a", "tau"),
                  "linalg_lstsq": ("solution", "residuals", "rank", "singular_values"),
-                 "frexp": ("mantissa", "exponent")}
+                 "frexp": ("mantissa", "exponent"), "histogram": ("hist", "bin_edges"),
+                 "histogramdd": ("hist", "bin_edges")}
 
 
 def out_return(result, outs: tuple):

@@ -17,7 +17,8 @@ import numpy as np
 from gradcli.engine import dtypes, elementary
 from gradcli.engine.autograd import FREED, Node, OutputGrads, OutputSlot, RunOp, edge
 from gradcli.engine.ops import arith, elementwise, indexing, linalg, nn, reduce, shape
-from gradcli.engine.recording import Op, apply
+from gradcli.engine import signatures
+from gradcli.engine.recording import Op, apply, wrap_dim
 from gradcli.engine.state import STATE
 from gradcli.engine.tensor import Tensor
 
@@ -117,6 +118,31 @@ def cell(mode: str, input: Tensor, hx, w_ih, w_hh, b_ih=None, b_hh=None):
     for check in order.get(mode, (check_weights, check_input, check_hidden)):
         check()
     return CELLS[mode](input, hx, Params(w_ih, w_hh, b_ih, b_hh), False)
+
+
+def _cell_function(mode: str, name: str):
+    """torch.rnn_tanh_cell, rnn_relu_cell, gru_cell and lstm_cell: `cell` with PyTorch's argument checks."""
+    def function(*args, **kwargs):
+        message = signatures.check(f"torch.{name}", args, kwargs)
+        if message is not None:
+            raise TypeError(message)
+        _, v = signatures.bound(f"torch.{name}", args, kwargs)
+        hx = v["hx"]
+        if mode == "LSTM":
+            if len(hx) != 2:
+                raise RuntimeError("lstm_cell expects two hidden states")
+            hx = tuple(hx)
+        wrap_dim(1, v["input"]._a.ndim)         # (the cells read the input's size(1) first)
+        return cell(mode, v["input"], hx, v["w_ih"], v["w_hh"], v["b_ih"], v["b_hh"])
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = f"torch.{name}: one step of the {mode} cell, as the nn cell module takes it."
+    return function
+
+
+rnn_tanh_cell = _cell_function("RNN_TANH", "rnn_tanh_cell")
+rnn_relu_cell = _cell_function("RNN_RELU", "rnn_relu_cell")
+gru_cell = _cell_function("GRU", "gru_cell")
+lstm_cell = _cell_function("LSTM", "lstm_cell")
 
 
 # ------------------------------------------------------------------------------------------ layers

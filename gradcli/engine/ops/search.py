@@ -81,6 +81,32 @@ def _nonzero(x: np.ndarray, values: dict):
     return Tensor(positions).unbind(1)
 
 
+def nonzero_static(*args, **kwargs) -> Tensor:
+    """torch.nonzero_static(input, *, size, fill_value=-1): nonzero's first `size` positions, rows of fill_value
+    after them when there are fewer."""
+    values = signatures.parsed("torch.nonzero_static", args, kwargs, {"fill_value": -1})
+    return _nonzero_static(_input("nonzero_static", values["input"]), values["size"], values["fill_value"])
+
+
+def nonzero_static_method(self: Tensor, *args, **kwargs) -> Tensor:
+    values = signatures.parsed("Tensor.nonzero_static", args, kwargs, {"fill_value": -1})
+    return _nonzero_static(self._a, values["size"], values["fill_value"])
+
+
+def _nonzero_static(x: np.ndarray, size: int, fill_value: int) -> Tensor:
+    if size < 0:
+        raise RuntimeError("nonzero_static: 'size' must be an non-negative integer")
+    _not_batched("nonzero_static")
+    if x.__class__ is not np.ndarray:
+        from gradcli.engine import meta
+        raise NotImplementedError(meta.NO_NONZERO)
+    positions = _positions(x)
+    out = np.full((size, x.ndim), fill_value, np.int64)
+    kept = positions[:size]
+    out[:kept.shape[0]] = kept
+    return Tensor(out)
+
+
 def argwhere(input) -> Tensor:
     """torch.argwhere / Tensor.argwhere: nonzero's (count, ndim) positions."""
     return Tensor(_positions(_input("argwhere", input)))

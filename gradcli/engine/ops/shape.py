@@ -184,6 +184,10 @@ PERMUTE       = Op("PermuteBackward0",        None,    ("inverse",),
                    (lambda F, g, inverse: F.permute(g, inverse),), jvp=_permute_jvp)
 VIEW          = Op("ViewBackward0",           None,    ("shape",),
                    (lambda F, g, shape: F.reshape(g, shape),))
+# Tensor.resize / resize_as (deprecated): PyTorch's Python Function Resize, which has no forward-mode formula
+RESIZE        = Op("ResizeBackward",          None,    ("shape",),
+                   (lambda F, g, shape: F.reshape(g, shape),),
+                   jvp=lambda F, ts, xs, result, shape: _no_resize_jvp())
 RESHAPE_ALIAS = Op("ReshapeAliasBackward0",   None,    ("shape",),
                    (lambda F, g, shape: F.reshape(g, shape),))
 UNSAFE_VIEW   = Op("UnsafeViewBackward0",     None,    ("shape",),
@@ -279,6 +283,11 @@ def _view_of(a: Tensor, out: np.ndarray, op: Op, saved: tuple) -> Tensor:
 def alias(a: Tensor) -> Tensor:
     """A view of all of `a` (AliasBackward0): what torch.Tensor(t) returns."""
     return _view_of(a, a._a.view(), indexing.ALIAS, ())
+
+
+def _no_resize_jvp():
+    raise NotImplementedError("You must implement the jvp function for custom autograd.Function to use it with "
+                              "forward mode AD.")
 
 
 def _is_int(v) -> bool:
@@ -563,7 +572,8 @@ def expanded(x: np.ndarray, sizes) -> tuple:
                            f"or equal to the number of dimensions in the tensor ({x.ndim})")
     lead = len(sizes) - x.ndim
     target, strides = [], []
-    for i, s in enumerate(sizes):
+    for i in range(len(sizes) - 1, -1, -1):          # (PyTorch checks from the last dim back)
+        s = sizes[i]
         have = x.shape[i - lead] if i >= lead else None
         if s == -1:
             if have is None:
@@ -576,6 +586,8 @@ def expanded(x: np.ndarray, sizes) -> tuple:
                                f"Tensor sizes: {_size_list(x.shape)}")
         target.append(s)
         strides.append(x.strides[i - lead] if have is not None and have == s else 0)
+    target.reverse()
+    strides.reverse()
     if math.prod(target) >= 1 << 63 or (min(target, default=0) < 0 and 0 not in target):
         raise RuntimeError("numel: integer multiplication overflow")      # (a negative size: PyTorch's check too)
     if min(target, default=0) < 0:
@@ -1256,8 +1268,28 @@ def functional_pad(input, pad, mode="constant", value=None) -> Tensor:
 
 
 def constant_pad(a: Tensor, pad: tuple, value) -> Tensor:
+    _check_pad_length(a._a, pad)
+    return _constant_padded(a, pad, value)
+
+
+def constant_pad_nd(*args, **kwargs) -> Tensor:
+    """torch.constant_pad_nd(input, pad, value=0): F.pad's constant padding, with the checks' own words."""
+    v = signatures.parsed("torch.constant_pad_nd", args, kwargs, {"value": 0})
+    a, pad = v["input"], v["pad"]
+    if pad.__class__ is int:            # (an unsized int list: one int does not stand for it)
+        where = "" if "pad" in kwargs else " (position 2)"
+        raise TypeError(f"constant_pad_nd(): argument 'pad'{where} must be tuple of ints, not int")
+    pad = tuple(int(p) for p in pad)
+    if len(pad) % 2:
+        raise RuntimeError(f"Length of pad must be even but instead it equals {len(pad)}")
+    if len(pad) // 2 > a._a.ndim:
+        raise RuntimeError(f"Length of pad should be no more than twice the number of dimensions of the input. Pad "
+                           f"length is {len(pad)}while the input has {a._a.ndim}dimensions.")
+    return _constant_padded(a, pad, v["value"])
+
+
+def _constant_padded(a: Tensor, pad: tuple, value) -> Tensor:
     x = a._a
-    _check_pad_length(x, pad)
     out = in_inputs_format(_pad_array(x, pad, checked_double(value, x.dtype)), x)    # (a channels-last input's)
     return apply(PAD, out, (a,), (pad,))
 

@@ -1,4 +1,4 @@
-"""Statistics of samples: histc, cov, corrcoef, trapezoid, trapz, cumulative_trapezoid and isin.
+"""Statistics of samples: histc, histogram, cov, corrcoef, trapezoid, trapz, cumulative_trapezoid and isin.
 
 cov, corrcoef and the trapezoid rules are CompositeImplicit in PyTorch (Correlation.cpp, Integration.cpp): they
 are built here from the same ops in the same order, so their values round as PyTorch's do and their grad_fn
@@ -16,9 +16,9 @@ import numpy as np
 from gradcli.engine import budget, dtypes, ops, signatures
 from gradcli.engine.factories import _linspace
 from gradcli.engine.layout import contiguous
-from gradcli.engine.ops import arith
+from gradcli.engine.ops import arith, elementwise
 from gradcli.engine.ops.order import _bound
-from gradcli.engine.recording import index_arg, type_word, wrap_dim
+from gradcli.engine.recording import checked_scalar, index_arg, type_word, wrap_dim
 from gradcli.engine.state import STATE
 from gradcli.engine.tensor import Tensor
 
@@ -72,14 +72,19 @@ def _c_number(v: float) -> str:
         return "-nan" if math.copysign(1.0, v) < 0 else "nan"
     return f"{v:g}"
 
-def histogram_counts(x: np.ndarray, edges: np.ndarray) -> np.ndarray:
+def histogram_counts(x: np.ndarray, edges: np.ndarray, weight=None) -> np.ndarray:
     """The histogram kernel's counts (LINEAR_INTERPOLATION_WITH_LOCAL_SEARCH), in x's dtype: each element in
     [edges[0], edges[-1]] goes to bin int((x - lo) * (n - 1) / (hi - lo)) computed in x's dtype, corrected by
     an upper bound among the edges from one before to two after it; the last edge belongs to the last bin."""
+    keep = (x >= edges[0]) & (x <= edges[-1])
+    return _accumulated(_linear_positions(x[keep], edges), edges.size - 1, x.dtype, weight, keep)
+
+
+def _linear_positions(inside: np.ndarray, edges: np.ndarray) -> np.ndarray:
+    """The bins of elements within the edges of a linear progression, as the kernel finds them."""
     n = edges.size
     lo, hi = edges[0], edges[-1]
-    dt = x.dtype.type
-    inside = x[(x >= lo) & (x <= hi)]
+    dt = inside.dtype.type
     with np.errstate(over="ignore", invalid="ignore"):
         guess = ((inside - lo) * dt(n - 1) / (hi - lo)).astype(np.int64)
     first = np.maximum(guess - 1, 0)
@@ -91,8 +96,236 @@ def histogram_counts(x: np.ndarray, edges: np.ndarray) -> np.ndarray:
         pos += within & (edges[np.minimum(j, n - 1)] <= inside)
     pos -= 1
     pos[pos == n - 1] -= 1
-    counts = np.bincount(pos, minlength=n - 1)[:n - 1]
-    return counts.astype(x.dtype)
+    return pos
+
+
+def _upper_bound(edges: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """std::upper_bound's position of each x among `edges`, by its own bisection (so unsorted edges give what
+    PyTorch's binary search gives them)."""
+    first = np.zeros(x.shape, np.int64)
+    count = np.full(x.shape, edges.size, np.int64)
+    while count.any():
+        step = count // 2
+        right = (count > 0) & ~(x < edges[np.minimum(first + step, edges.size - 1)])
+        first = np.where(right, first + step + 1, first)
+        count = np.where(right, count - step - 1, step)
+    return first
+
+
+# ---------------------------------------------------------------------------------------------- histogram
+
+def histogram(*args, **kwargs):
+    """torch.histogram(input, bins, *, range, weight, density): torch.return_types.histogram(hist, bin_edges),
+    as PyTorch's histogramdd kernel computes a 1-d histogram of the flattened input."""
+    form, values = signatures.bound("torch.histogram", args, kwargs)
+    return _histogram(values["input"], form, values)
+
+
+def histogram_method(self: Tensor, *args, **kwargs):
+    form, values = signatures.bound("Tensor.histogram", args, kwargs)
+    return _histogram(self, form, values)
+
+
+def _histogram(a: Tensor, form: int, values: dict):
+    x, weight, bins = a._a, values["weight"], values["bins"]
+    shown = [x.size, 1]             # (PyTorch's histogram is histogramdd of the input as one column)
+    if form == 1:       # a number of equal bins over range= (the data's own range by default)
+        edges = _linear_edges(x, [100 if bins is None else index_arg(bins)], values["range"])
+        _check_histogram_inputs(x, None, None if weight is None else Tensor(weight._a.reshape(-1)), shown,
+                                (x.size,))
+    else:
+        _check_histogram_inputs(x, [bins._a], None if weight is None else Tensor(weight._a.reshape(-1)), shown,
+                                (x.size,))
+        _bins_positive(bins._a.size - 1, 0)
+        edges = [bins._a]
+    if x.dtype.kind not in "fV" or x.dtype.itemsize < 4:
+        raise NotImplementedError(f"\"histogram_cpu\" not implemented for '{type_word(x)}'")
+    hist, edges = _histogram_results(x.reshape(-1, 1), edges, form == 1, weight, values["density"])
+    tracked = [t for t in (a, weight, bins) if t.__class__ is Tensor and t.requires_grad]
+    return ops.reduce.ReturnTypes("histogram", *_untracked("histogram", (hist, edges[0]), tracked))
+
+
+def _histogram_results(x2: np.ndarray, edges: list, linear: bool, weight, density: bool) -> tuple:
+    """The histogram of the rows of x2 (one column per dim) over each dim's edges, as a tensor, and the edges as
+    tensors: bins found by linear interpolation (equal bins) or by search, the weights added in the kernel's order,
+    then (density) divided by the total, then by each dim's bin widths, as PyTorch divides."""
+    keep = np.ones(x2.shape[0], np.bool_)
+    for d, e in enumerate(edges):
+        keep &= (x2[:, d] >= e[0]) & (x2[:, d] <= e[-1])
+    flat = np.zeros(int(np.count_nonzero(keep)), np.int64)
+    sizes = [e.size - 1 for e in edges]
+    for d, e in enumerate(edges):
+        inside = x2[keep, d]
+        flat = flat * sizes[d] + (_linear_positions(inside, e) if linear else _searched_positions(inside, e))
+    w = None if weight is None else weight._a.reshape(-1)
+    hist = Tensor(_accumulated(flat, math.prod(sizes), x2.dtype, w, keep, max(1, 200 // len(edges))).reshape(sizes))
+    tensors = [Tensor(e.copy()) for e in edges]
+    if density:
+        hist = arith.div(hist, hist.sum().item())
+        for d, e in enumerate(tensors):
+            widths = e.diff()
+            hist = arith.div(hist, widths.reshape([-1 if k == d else 1 for k in range(len(edges))]))
+    return hist, tensors
+
+
+def _untracked(name: str, out: tuple, tracked: list) -> tuple:
+    """The results of aten::`name`, with one NotImplemented node for them all (as PyTorch's) when an input
+    requires grad."""
+    if tracked and STATE.recording:
+        from gradcli.engine.autograd import OutputSlot
+        node = elementwise.not_implemented(out[0]._a, tuple(tracked), name).grad_fn
+        if len(out) == 1:
+            return (_attached(out[0], node),)
+        for k, t in enumerate(out):
+            _attached(t, OutputSlot(node, k, len(out)))
+    return out
+
+
+def _attached(t: Tensor, fn) -> Tensor:
+    t.grad_fn, t.requires_grad = fn, True
+    return t
+
+
+def _bins_positive(count: int, d: int) -> None:
+    if count <= 0:
+        raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {count} for dimension {d}")
+
+
+def _outer_edges(x2: np.ndarray, given) -> list:
+    """Each dim's leftmost and rightmost edges: range= (two numbers per dim) or the column's min and max (0 and 1
+    for no data), widened by half on each side when they are equal."""
+    dims = x2.shape[1]
+    if given is not None:
+        if len(given) != 2 * dims:
+            raise RuntimeError(f"torch.histogramdd: for a {dims}-dimensional histogram range should have {2 * dims} "
+                               f"elements, but got {len(given)}")
+        bounds = [(float(given[2 * d]), float(given[2 * d + 1])) for d in range(dims)]
+    elif x2.size:
+        if x2.dtype.kind not in "fV" or x2.dtype.itemsize < 4:
+            raise NotImplementedError(f"\"histogramdd\" not implemented for '{type_word(x2)}'")
+        bounds = [(float(x2[:, d].min()), float(x2[:, d].max())) for d in range(dims)]
+    else:
+        bounds = [(0.0, 1.0)] * dims
+    edges = []
+    for d, (left, right) in enumerate(bounds):
+        if not (math.isfinite(left) and math.isfinite(right)):
+            raise RuntimeError(f"torch.histogramdd: dimension {d}'s range [{_c_number(left)}, {_c_number(right)}] "
+                               "is not finite")
+        if not left <= right:
+            raise RuntimeError(f"torch.histogramdd: min should not exceed max, but got min {_c_number(left)} max "
+                               f"{_c_number(right)} for dimension {d}")
+        edges.append((left - 0.5, right + 0.5) if left == right else (left, right))
+    return edges
+
+
+def _check_histogram_inputs(x: np.ndarray, bins, weight, shown: list, expected: tuple) -> None:
+    """PyTorch's checks of the bin edges given (one array per dim, or None) and of the weights (of shape
+    `expected`; the input shown as `shown`), in its order."""
+    from gradcli.engine.ops.linalg import cxx_type
+    for d, b in enumerate(bins or ()):
+        if b.dtype != x.dtype:
+            raise RuntimeError(f"torch.histogramdd: input tensor and bins tensors should have the same dtype, but "
+                               f"got input with dtype {cxx_type(x.dtype)} and bins for dimension {d} with dtype "
+                               f"{cxx_type(b.dtype)}")
+        if b.ndim != 1:
+            raise RuntimeError(f"torch.histogramdd: bins tensor should have one dimension, but got {b.ndim} "
+                               f"dimensions in the bins tensor for dimension {d}")
+        if not b.size:
+            raise RuntimeError("torch.histogramdd: bins tensor should have at least 1 element, but got 0 elements "
+                               f"in the bins tensor for dimension {d}")
+    if weight is not None:
+        w = weight._a
+        if w.dtype != x.dtype:
+            raise RuntimeError("torch.histogramdd: if weight tensor is provided, input tensor and weight tensor "
+                               f"should have the same dtype, but got input({cxx_type(x.dtype)}), and "
+                               f"weight({cxx_type(w.dtype)})")
+        if w.shape != expected:
+            raise RuntimeError("torch.histogramdd: if weight tensor is provided it should have the same shape as "
+                               "the input tensor excluding its innermost dimension, but got input with shape "
+                               f"{shown} and weight with shape {list(w.shape)}")
+
+
+def _linear_edges(x: np.ndarray, counts: list, given, counts_first: bool = True) -> list:
+    """Equal bins: `counts[d]` of them over each dim's outer edges, linspace's values in the input's dtype. The
+    counts are checked first (histogram's order), or left to the caller (histogramdd's: after the edges)."""
+    if counts_first:
+        for d, count in enumerate(counts):
+            _bins_positive(count, d)
+    bounds = _outer_edges(x.reshape(-1, len(counts)), given)
+    if x.dtype.kind not in "fV":
+        return None
+    edges = []
+    for (left, right), count in zip(bounds, counts):
+        if count + 1 < 0:
+            raise RuntimeError("number of steps must be non-negative")
+        checked_scalar(left, x.dtype)       # (linspace converts its ends to the input's type, checked)
+        checked_scalar(right, x.dtype)
+        budget.check_tensor((count + 1,), x.itemsize)
+        edges.append(_linspace(left, right, count + 1, x.dtype) if count + 1 > 1 else
+                     np.full(count + 1, left, x.dtype))
+    return edges
+
+
+def histogramdd(*args, **kwargs):
+    """torch.histogramdd(input, bins, range=None, weight=None, density=False): the histogram of the rows of input
+    (one column per dim, its last) as torch.return_types.histogramdd(hist, bin_edges), bin_edges a tuple of one
+    tensor per dim; bins one count, a count per dim or a tensor of edges per dim."""
+    form, values = signatures.bound("torch.histogramdd", args, kwargs)
+    a, bins, weight = values["input"], values["bins"], values["weight"]
+    x = a._a
+    if x.ndim < 2:
+        raise RuntimeError("torch.histogramdd: input tensor should have at least 2 dimensions")
+    dims = x.shape[-1]
+    shown, expected = list(x.shape), x.shape[:-1]
+    if form < 2:
+        counts = [index_arg(bins)] * dims if form == 0 else [index_arg(b) for b in bins]
+        if len(counts) != dims:
+            raise RuntimeError("histogramdd: The size of bins must be equal to the innermost dimension of the input.")
+        edges = _linear_edges(x, counts, values["range"], counts_first=False)
+        _check_histogram_inputs(x, edges, weight, shown, expected)
+        for d, count in enumerate(counts):
+            _bins_positive(count, d)
+    else:
+        if len(bins) != dims:
+            raise RuntimeError(f"torch.histogramdd: expected {dims} sequences of bin edges for a {dims}-dimensional "
+                               f"histogram but got {len(bins)}")
+        edges = [b._a for b in bins]
+        _check_histogram_inputs(x, edges, weight, shown, expected)
+        for d, e in enumerate(edges):
+            _bins_positive(e.size - 1, d)
+    if x.dtype.kind not in "fV" or x.dtype.itemsize < 4:
+        raise NotImplementedError(f"\"histogram_cpu\" not implemented for '{type_word(x)}'")
+    hist, edges = _histogram_results(x.reshape(-1, dims), edges, form < 2, weight, values["density"])
+    tracked = [t for t in (a, weight, *(bins if form == 2 else ())) if t.__class__ is Tensor and t.requires_grad]
+    # PyTorch computes them in two calls: the counts (one node), and the edges (one node for all of them), or
+    # hands back the edges given
+    hist, = _untracked("_histogramdd_from_bin_cts" if form < 2 else "_histogramdd_from_bin_tensors", (hist,), tracked)
+    edges = _untracked("_histogramdd_bin_edges", tuple(edges), tracked) if form < 2 else tuple(bins)
+    return ops.reduce.ReturnTypes("histogramdd", hist, edges)
+
+
+def _searched_positions(inside: np.ndarray, edges: np.ndarray) -> np.ndarray:
+    """The bins of elements within given edges (BINARY_SEARCH): the bin before the first edge past each; the last
+    edge belongs to the last bin."""
+    pos = _upper_bound(edges, inside) - 1
+    pos[pos == edges.size - 1] -= 1
+    return pos
+
+
+def _accumulated(pos: np.ndarray, bins: int, dt: np.dtype, weight, keep: np.ndarray, grain: int = 200) -> np.ndarray:
+    """Each kept element's 1 (or weight) added into its bin, in dtype `dt`, as the kernel adds them: the elements
+    split into one range per thread (of at least `grain`: HISTOGRAM_GRAIN_SIZE over the dims), each range summed
+    in order into its own histogram, then the threads' histograms summed."""
+    if weight is None:
+        return np.bincount(pos, minlength=bins)[:bins].astype(dt)
+    from gradcli.engine import cascade
+    n = keep.size
+    threads = max(1, min(cascade.get_num_threads(), -(-n // grain))) if n > grain else 1
+    chunk = -(-n // threads) if n else 1
+    where = np.nonzero(keep)[0]
+    parts = np.zeros((threads, bins), dt)
+    np.add.at(parts, (where // chunk, pos), weight[where])
+    return parts[0] if threads == 1 else cascade.sum_array(parts, (0,))
 
 
 # --------------------------------------------------------------------------------------------- cov, corrcoef
