@@ -1697,6 +1697,6 @@ def seed() -> int:
 
 
 # Tensor.new_zeros, new_ones, new_empty and new_full take layout= and pin_memory= as the torch factories do
-for _name in ("new_zeros", "new_ones", "new_empty", "new_full"):
+for _name in ("new_zeros", "new_ones", "new_empty", "new_full", "new_empty_strided"):
     setattr(Tensor, _name, with_creation_options(getattr(Tensor, _name), _name))
 del _name
