@@ -125,14 +125,20 @@ class Module(ScriptObject, metaclass=ScriptType):
         d = self.__dict__
         pre = d.get("_forward_pre_hooks")
         if not pre and not d.get("_forward_hooks") and not d.get("_backward_hooks") \
-                and not d.get("_backward_pre_hooks") and "_compiled_call" not in d:
+                and not d.get("_backward_pre_hooks") and "_compiled_call" not in d and not _INNER[0]:
             if pre is None:             # Module.__init__ never ran: PyTorch's call reads its hooks first
                 raise _missing(self, "_backward_hooks")
             # the common case: nothing between the call and forward (a call without a keyword dict is quicker)
             return self.forward(*args, **kwargs) if kwargs else self.forward(*args)
-        if d.get("_compiled_call"):
-            from gradcli.engine import compiled
-            return compiled.call(lambda *a, **k: _call_with_hooks(self, d, a, k), args, kwargs)
+        mode = d.get("_compiled_call")
+        if mode is True or (mode is None and _INNER[0] and _forward_is_scripts(self)):
+            return _call_compiled(self, d, args, kwargs)
+        if mode == "inner":
+            _INNER[0] += 1
+            try:
+                return _call_with_hooks(self, d, args, kwargs)
+            finally:
+                _INNER[0] -= 1
         return _call_with_hooks(self, d, args, kwargs)
 
     def compile(self, *args, **kwargs):
@@ -144,7 +150,9 @@ class Module(ScriptObject, metaclass=ScriptType):
         if args:
             raise TypeError(f"compile() takes 1 positional argument but {len(args) + 1} were given")
         aot = compiled.compiled_kind(**kwargs)
-        self.__dict__["_compiled_call"] = aot and _forward_is_scripts(self)
+        # True: this forward runs compiled; "inner": torch.nn's forward runs as written, and each submodule whose
+        # forward the script wrote runs compiled on its own, as PyTorch's compiler starts a graph at each such frame
+        self.__dict__["_compiled_call"] = bool(aot) and (True if _forward_is_scripts(self) else "inner")
 
     def register_forward_pre_hook(self, hook, *, prepend=False, with_kwargs=False):
         """hook(module, args), or with_kwargs hook(module, args, kwargs) returning None or (args, kwargs)."""
@@ -712,6 +720,20 @@ def _table(module, name: str) -> dict:
 
 def _missing(module, name: str) -> AttributeError:
     return AttributeError(f"'{type(module).__name__}' object has no attribute '{name}'")
+
+
+# How deep the calls of torch.nn modules compiled with Module.compile are, outside any compiled region: while above 0,
+# a module whose forward the script wrote runs compiled (gradcli.engine.compiled), its own submodules inside its graph
+_INNER = [0]
+
+
+def _call_compiled(module, d: dict, args: tuple, kwargs: dict):
+    from gradcli.engine import compiled
+    depth, _INNER[0] = _INNER[0], 0
+    try:
+        return compiled.call(lambda *a, **k: _call_with_hooks(module, d, a, k), args, kwargs)
+    finally:
+        _INNER[0] = depth
 
 
 def _forward_is_scripts(module) -> bool:
