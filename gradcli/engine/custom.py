@@ -329,6 +329,10 @@ def _wrap(ctx: FunctionNode, out: Tensor, args: tuple) -> Tensor:
     if any(out is t for t in ctx.non_diff):
         out.requires_grad = False
         return out
+    if out._a.dtype.kind not in "fcV":     # an integer or bool output is never differentiable (PyTorch's
+        # isDifferentiableType): no node, no grad (the node still counts it); an input handed back as it is
+        # comes back as a new tensor on its data, as PyTorch's view of it without grad
+        return _alias(out) if _is_arg(out, args) and not any(out is t for t in ctx.dirty) else out
     if any(out is t for t in ctx.dirty):      # changed in place by the forward: now this node's output
         if out.requires_grad and out.grad_fn is None:
             raise RuntimeError("a leaf Variable that requires grad has been used in an in-place operation.")
