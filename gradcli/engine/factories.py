@@ -193,12 +193,10 @@ def with_creation_options(fn, name: str, pin: bool = True, layout: bool = True):
     def create(*args, **kwargs):
         if "layout" not in kwargs and "pin_memory" not in kwargs:
             return fn(*args, **kwargs)
-        if not layout:
-            if "layout" in kwargs:
-                raise TypeError(f"{name}() got an unexpected keyword argument 'layout'")
-        elif creation_options(name, kwargs, pin) is not None:
+        if not layout and "layout" in kwargs:
+            raise TypeError(f"{name}() got an unexpected keyword argument 'layout'")
+        if creation_options(name, kwargs, pin) is not None:
             return sparse_layout(name, fn(*args, **kwargs))
-        creation_options(name, kwargs, pin)
         return fn(*args, **kwargs)
     create.__name__ = create.__qualname__ = getattr(fn, "__name__", name)
     create.__wrapped__ = fn
