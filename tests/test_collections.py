@@ -194,7 +194,7 @@ def test_field_names_carry_no_code(field_names):
     ("import collections\ncollections.ChainMap", "3:1: AttributeError: module 'collections' has no attribute 'ChainMap'"),
     ("import collections.abc", "2:1: ImportError: import of 'collections.abc' is outside gradcli's language: scripts "
                                "can import only torch, abc, bisect, collections, contextlib, copy, dataclasses, enum, functools, heapq, "
-                               "io, itertools, json, math, operator, pprint, random, statistics, string, sys, textwrap, time, typing "
+                               "inspect, io, itertools, json, math, operator, pprint, random, statistics, string, sys, textwrap, time, typing "
                                "and warnings"),
     ("from collections import UserDict", "2:1: ImportError: cannot import name 'UserDict' from 'collections' "
                                          "(unknown location)"),
@@ -221,3 +221,12 @@ def test_timeout_stops_a_long_count_in_c(source):
     assert p.returncode == 124
     assert p.stderr.splitlines()[0].endswith(": TimeoutError: stopped after 0.5 seconds (--timeout 0.5)")
     assert "inside a computation" not in p.stderr
+
+
+def test_keywords_named_like_the_methods_own_parameters():
+    """`d.update(d=1)`, `'{s}'.format(s=1)`: a keyword is the caller's, whatever gradcli's wrapper names its
+    receiver (CPython 3.11's output)."""
+    source = ("import collections\nx = {}\nx.update(d=4)\nprint(x)\nprint('{s} {sep}'.format(s=1, sep=2))\n"
+              "c = collections.Counter()\nc.update(counter=2)\nc.subtract(counter=1)\nprint(c)\n"
+              "dd = collections.defaultdict(int)\ndd.update(d=3)\nprint(dd)\n")
+    assert gradcli_output(source) == cpython_output(source)

@@ -456,14 +456,14 @@ def bounded_math() -> dict:
 def _widened(name: str):
     method = getattr(str, name)
 
-    def fn(s, *args, **kwargs):
+    def fn(s, /, *args, **kwargs):
         if args and args[0].__class__ is int and args[0] > STATE.max_items:
             raise _too_many("str", args[0])
         return method(s, *args, **kwargs)
     return fn
 
 
-def _replace(s, *args, **kwargs):
+def _replace(s, /, *args, **kwargs):
     if len(args) >= 2 and args[0].__class__ is str and args[1].__class__ is str:
         old, new = args[0], args[1]
         count = args[2] if len(args) > 2 else kwargs.get("count", -1)
@@ -477,7 +477,7 @@ def _replace(s, *args, **kwargs):
     return s.replace(*args, **kwargs)
 
 
-def _expandtabs(s, *args, **kwargs):
+def _expandtabs(s, /, *args, **kwargs):
     size = args[0] if args else kwargs.get("tabsize", 8)
     if size.__class__ is int and size > 1:
         n = len(s) + s.count("\t") * (size - 1)       # at most: each tab fills to the next stop
@@ -506,7 +506,7 @@ def _translate(s, *args):
     return s.translate(plain)
 
 
-def _join(sep, *args, **kwargs):
+def _join(sep, /, *args, **kwargs):
     if len(args) == 1 and not kwargs:
         items = take(args[0], "list")
         n = len(sep) * max(len(items) - 1, 0)
@@ -519,13 +519,13 @@ def _join(sep, *args, **kwargs):
     return sep.join(*args, **kwargs)
 
 
-def _extend(lst, *args, **kwargs):
+def _extend(lst, /, *args, **kwargs):
     if len(args) == 1 and not kwargs:
         return lst.extend(take(args[0], "list", STATE.max_items - len(lst)))
     return lst.extend(*args, **kwargs)
 
 
-def _dict_update(d, *args, **kwargs):
+def _dict_update(d, /, *args, **kwargs):
     """dict.update from pairs: the pairs are taken as a list first, within the bound (a dict as it is)."""
     if len(args) == 1 and not isinstance(args[0], dict):
         args = (take(args[0], "list", STATE.max_items - len(d)),)
@@ -547,14 +547,14 @@ _SET_ITERABLE_METHODS = ("difference", "difference_update", "intersection", "int
                          "union", "update")
 
 # type -> {method name: function(obj, *args)}, for access.py's table of script-facing methods
-def _random_choices(rng, *args, **kwargs):
+def _random_choices(rng, /, *args, **kwargs):
     k = kwargs.get("k", 1)
     if k.__class__ is int and k > STATE.max_items:
         raise _too_many("list", k)
     return rng.choices(*args, **kwargs)
 
 
-def _random_sample(rng, *args, **kwargs):
+def _random_sample(rng, /, *args, **kwargs):
     k = args[1] if len(args) > 1 else kwargs.get("k")
     if k.__class__ is int and k > STATE.max_items:
         raise _too_many("list", k)

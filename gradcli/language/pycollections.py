@@ -77,11 +77,11 @@ def _deque(*args, **kwargs):
         d.extend(piece)
 
 
-def counter_update(counter, *args, **kwargs):
+def counter_update(counter, /, *args, **kwargs):
     return counter.update(*_items(args), **kwargs)
 
 
-def counter_subtract(counter, *args, **kwargs):
+def counter_subtract(counter, /, *args, **kwargs):
     return counter.subtract(*_items(args), **kwargs)
 
 
@@ -97,7 +97,7 @@ def counter_elements(counter):
     return itertools.chain.from_iterable(pieces())
 
 
-def dict_update(d, *args, **kwargs):
+def dict_update(d, /, *args, **kwargs):
     return d.update(*_items(args), **kwargs)
 
 
