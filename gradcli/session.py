@@ -85,6 +85,11 @@ def _functools_members() -> dict:
     return pyfunctools.members()
 
 
+def _inspect_members() -> dict:
+    from gradcli.language import pyinspect
+    return pyinspect.members()
+
+
 def _enum_members() -> dict:
     from gradcli.language import pyenum
     return pyenum.members()
@@ -92,7 +97,7 @@ def _enum_members() -> dict:
 
 stdlib.LATER_MAKERS.update(typing=_typing_members, dataclasses=_dataclasses_members, operator=_operator_members,
                            abc=_abc_members, contextlib=_contextlib_members, enum=_enum_members,
-                           functools=_functools_members)
+                           functools=_functools_members, inspect=_inspect_members)
 stdlib.when_made("dataclasses", _allow_dataclasses)
 stdlib.TYPING_INSTANCE_CLASSES[0] = _instance_classes
 bounds.UNION_OR[0] = _union_or

@@ -131,7 +131,7 @@ def test_errors(source, message):
 ESCAPES = [
     "dataclasses.__dict__", "dataclasses.sys", "dataclasses.__loader__", "GPTConfig.__dataclass_params__",
     "GPTConfig().__dataclass_params__", "GPTConfig.__init__.__globals__", "GPTConfig.__init__.__code__",
-    "GPTConfig.__init__.__closure__", "GPTConfig().__dict__", "GPTConfig().__class__.__dict__", "fields(GPTConfig)[0].__class__.__init__",
+    "GPTConfig.__init__.__closure__", "GPTConfig().__weakref__", "GPTConfig().__class__.__weakref__", "fields(GPTConfig)[0].__class__.__init__",
     "fields(GPTConfig)[0].__slots__", "dataclasses.MISSING.__class__.__init__", "dataclasses.MISSING.__reduce__",
     "dataclass.__globals__", "dataclass(frozen=True).__closure__", "field.__kwdefaults__", "fields.__code__",
     "dataclasses.FrozenInstanceError.__subclasses__", "dataclasses.FrozenInstanceError.__mro__",

@@ -110,8 +110,8 @@ _OUTSIDE = "AttributeError: {} attribute '{}' is outside gradcli's language"
 
 
 @pytest.mark.parametrize("body, message", [
-    ("net.__dict__", _OUTSIDE.format("'Linear' object", "__dict__")),
-    ("getattr(net, '__dict__')", _OUTSIDE.format("'Linear' object", "__dict__")),
+    ("net.__weakref__", _OUTSIDE.format("'Linear' object", "__weakref__")),
+    ("getattr(net, '__weakref__')", _OUTSIDE.format("'Linear' object", "__weakref__")),
     ("net.__reduce__", _OUTSIDE.format("'Linear' object", "__reduce__")),
     ("type(net).__mro__", _OUTSIDE.format("type object 'Linear'", "__mro__")),
     ("nn.Module.__subclasses__", _OUTSIDE.format("type object 'Module'", "__subclasses__")),

@@ -565,7 +565,7 @@ _OUTSIDE = "AttributeError: {} attribute '{}' is outside gradcli's language"
 @pytest.mark.parametrize("code, expected", [
     ("F.kl_div.__globals__", "AttributeError: 'function' object has no attribute '__globals__'"),
     ("F.huber_loss.__code__", "AttributeError: 'function' object has no attribute '__code__'"),
-    ("torch.nn.SmoothL1Loss().__dict__", _OUTSIDE.format("'SmoothL1Loss' object", "__dict__")),
+    ("torch.nn.SmoothL1Loss().__weakref__", _OUTSIDE.format("'SmoothL1Loss' object", "__weakref__")),
     ("torch.nn.KLDivLoss.forward.__globals__", _OUTSIDE.format("'function' object", "__globals__")),
     ("torch.nn.HuberLoss().forward.__func__", _OUTSIDE.format("'method' object", "__func__")),
     ("F.smooth_l1_loss(torch.zeros(100000, 1), torch.zeros(1, 100000))",

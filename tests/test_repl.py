@@ -479,7 +479,7 @@ def test_completes_grad_fn_chain_without_running_code(session_shell):
 
 
 def test_completes_session_names_keywords_and_builtins(session_shell):
-    assert [t for t, _ in completions("va", session_shell)] == ["value"]
+    assert [t for t, _ in completions("va", session_shell)] == ["value", "vars"]
     assert [t for t, _ in completions("wh", session_shell)] == ["while"]
     assert [t for t, _ in completions("pri", session_shell)] == ["print"]
     assert [t for t, _ in completions("print(1, ", session_shell, requested=False)] == ["sep=", "end="]
@@ -508,7 +508,7 @@ def test_completes_imports_and_magics(session_shell, tmp_path, monkeypatch):
         "get_swa_multi_avg_fn", "update_bn"]
     assert [t for t, _ in completions("from torch.nn.utils.prune import l", session_shell)] == [
         "l1_unstructured", "ln_structured"]
-    assert [t for t, _ in completions("import i", session_shell)] == ["io", "itertools"]
+    assert [t for t, _ in completions("import i", session_shell)] == ["inspect", "io", "itertools"]
     assert [t for t, _ in completions("from io import ", session_shell)] == [
         "BytesIO", "DEFAULT_BUFFER_SIZE", "SEEK_CUR", "SEEK_END", "SEEK_SET", "StringIO", "UnsupportedOperation"]
     session_shell.execute("import io\nbuf = io.StringIO()")

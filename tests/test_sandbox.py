@@ -16,7 +16,7 @@ from gradcli.engine.tensor import Tensor
 from gradcli.repl.shell import Options, Shell
 
 _OUTSIDE = "AttributeError: {} attribute '{}' is outside gradcli's language"
-_IMPORT = "ImportError: import of '{}' is outside gradcli's language: scripts can import only torch, abc, bisect, collections, contextlib, copy, dataclasses, enum, functools, heapq, io, itertools, json, math, operator, pprint, random, statistics, string, sys, textwrap, time, typing and warnings"
+_IMPORT = "ImportError: import of '{}' is outside gradcli's language: scripts can import only torch, abc, bisect, collections, contextlib, copy, dataclasses, enum, functools, heapq, inspect, io, itertools, json, math, operator, pprint, random, statistics, string, sys, textwrap, time, typing and warnings"
 _BUILTIN = "NameError: name '{0}' is not defined: Python's builtin '{0}' is outside gradcli's language"
 _NO_FILES = "scripts cannot read or write files"
 _NO_ARRAYS = "scripts cannot reach numpy arrays (use .tolist() or .item())"
@@ -154,12 +154,12 @@ ESCAPES = [
      "statistics.variance([1, 2], N())", 1, "5:1: TypeError: statistics.variance() of 'N' objects is outside "
      "gradcli's language: it takes numbers"),
     # a match statement's class pattern reads attributes as `obj.name` does: what that refuses, it refuses
-    ("class A:\n    pass\nmatch A():\n    case A(__dict__=d): pass", 1,
-     "4:10: " + _OUTSIDE.format("'A' object", "__dict__")),
+    ("class A:\n    pass\nmatch A():\n    case A(__weakref__=d): pass", 1,
+     "4:10: " + _OUTSIDE.format("'A' object", "__weakref__")),
     ("class A:\n    pass\nmatch A():\n    case A(__class__=type(__bases__=b)): pass", 1,
      "4:22: " + _OUTSIDE.format("type object 'A'", "__bases__")),
-    ("class A:\n    __match_args__ = ('__dict__',)\nmatch A():\n    case A(d): pass", 1,
-     "4:10: " + _OUTSIDE.format("'A' object", "__dict__")),
+    ("class A:\n    __match_args__ = ('__weakref__',)\nmatch A():\n    case A(d): pass", 1,
+     "4:10: " + _OUTSIDE.format("'A' object", "__weakref__")),
     ("def f():\n    pass\nmatch f:\n    case object(__globals__=g): pass", 1,
      "4:10: " + _OUTSIDE.format("'function' object", "__globals__")),
     (T + "match torch.ones(1):\n    case torch.Tensor(numpy=n): pass", 1,
@@ -176,7 +176,6 @@ ESCAPES = [
      "3:1: " + _OUTSIDE.format("type object 'Tensor'", "__new__")),
     (T + "torch.Tensor.__class__.__init__", 1, "2:1: " + _OUTSIDE.format("'type' object", "__init__")),
     (GRAD + "x.grad_fn.__class__.__call__", 1, "3:1: " + _OUTSIDE.format("'type' object", "__call__")),
-    ("class A:\n    pass\nA().__class__.__dict__", 1, "3:1: " + _OUTSIDE.format("type object 'A'", "__dict__")),
     ("class A:\n    pass\nA.__class__.__call__(A)", 1, "3:1: " + _OUTSIDE.format("'type' object", "__call__")),
     ("(1).__class__.__class__('X', (), {})", 1, "1:1: TypeError: type() with three arguments (building a class) "
                                                "is outside gradcli's language: write a class statement"),
@@ -220,7 +219,6 @@ ESCAPES = [
     ("def f():\n    pass\nf.__globals__", 1, "3:1: " + _OUTSIDE.format("'function' object", "__globals__")),
     ("f = lambda: 0\nf.__code__", 1, "2:1: " + _OUTSIDE.format("'function' object", "__code__")),
     ("class A:\n    pass\nA().__reduce__", 1, "3:1: " + _OUTSIDE.format("'A' object", "__reduce__")),
-    ("class A:\n    pass\nA().__dict__", 1, "3:1: " + _OUTSIDE.format("'A' object", "__dict__")),
     ("class A:\n    pass\nA.__subclasses__()", 1, "3:1: " + _OUTSIDE.format("type object 'A'", "__subclasses__")),
     ("class A:\n    pass\nA.__bases__", 1, "3:1: " + _OUTSIDE.format("type object 'A'", "__bases__")),
     ("class A:\n    def f(self):\n        return super().__thisclass__\nA().f()", 1,
@@ -240,7 +238,39 @@ ESCAPES = [
     ("class A:\n    __slots__ = ('w',)\nA.w.__set__", 1, "3:1: " + _OUTSIDE.format("'member_descriptor' object", "__set__")),
     ("class A:\n    __slots__ = ('w',)\nA.w.__objclass__", 1, "3:1: " + _OUTSIDE.format("'member_descriptor' object",
                                                                                    "__objclass__")),
-    ("class A:\n    __slots__ = ('w',)\nA().__dict__", 1, "3:1: " + _OUTSIDE.format("'A' object", "__dict__")),
+    ("class A:\n    __slots__ = ('w',)\nA().__dict__", 1,
+     "3:1: AttributeError: 'A' object has no attribute '__dict__'. Did you mean: '__dir__'?"),
+    # an object's __dict__ takes what `obj.name = value` takes (gradcli.language.classes.AttributeDict)
+    ("class A:\n    pass\nvars(A())['__class__'] = int", 1,
+     "3:1: AttributeError: setting '__class__' through an object's __dict__ is outside gradcli's language"),
+    ("class A:\n    pass\nA().__dict__.update({'__array_interface__': {}})", 1,
+     "3:1: AttributeError: setting '__array_interface__' through an object's __dict__ is outside gradcli's language"),
+    ("class A:\n    pass\nvars(A()).setdefault('__len__', 1)", 1,
+     "3:1: AttributeError: setting '__len__' through an object's __dict__ is outside gradcli's language"),
+    ("class A:\n    pass\nd = A().__dict__\nd |= {'__index__': 1}", 1,
+     "4:1: AttributeError: setting '__index__' through an object's __dict__ is outside gradcli's language"),
+    ("class A:\n    pass\nA().__dict__[1] = 2", 1, "3:1: TypeError: an attribute name must be a str, not 'int': a 'int' "
+     "key in an object's __dict__ is outside gradcli's language"),
+    ("import torch\nvars(torch.nn.Linear(2, 2)).pop('_parameters')", 1, "2:1: AttributeError: deleting '_parameters' "
+     "in a module's __dict__ is outside gradcli's language: gradcli keeps the module's tables itself"),
+    ("import torch\ntorch.nn.Linear(2, 2).__dict__.clear()", 1, "2:1: AttributeError: deleting '_parameters' in a "
+     "module's __dict__ is outside gradcli's language: gradcli keeps the module's tables itself"),
+    ("import torch\nvars(torch.optim.SGD([torch.ones(1, requires_grad=True)], lr=0.1))", 1,
+     "2:1: " + _OUTSIDE.format("'SGD' object", "__dict__")),
+    ("globals()['__builtins__']", 1, "1:1: KeyError: '__builtins__'"),
+    # inspect looks at the script's own code only
+    ("import inspect\ninspect.currentframe().f_builtins", 1, "2:1: " + _OUTSIDE.format("'frame' object", "f_builtins")),
+    ("import inspect\ninspect.currentframe().f_code.co_code", 1, "2:1: " + _OUTSIDE.format("'code' object", "co_code")),
+    ("import inspect, torch\ninspect.signature(torch.add)", 1, "2:1: NotImplementedError: gradcli does not implement "
+     "inspect.signature of builtin_function_or_method objects other than a script's functions and classes"),
+    ("import inspect, torch\ninspect.Signature.from_callable(torch.nn.functional.relu)", 1, "2:1: NotImplementedError: "
+     "gradcli does not implement inspect.signature of builtin_function_or_method objects other than a script's "
+     "functions and classes"),
+    ("import inspect\ninspect.getmembers(1)", 1, "2:1: NotImplementedError: gradcli does not implement inspect.getmembers"),
+    ("import inspect\ninspect.Parameter.__init__.__globals__", 1, "2:1: " + _OUTSIDE.format("'function' object",
+                                                                                           "__globals__")),
+    ("import inspect\ninspect.signature(lambda x: x).parameters['x'].__class__.__mro__", 1,
+     "2:1: " + _OUTSIDE.format("type object 'Parameter'", "__mro__")),
     ("class A:\n    for __setattr__ in [print]:\n        pass", 1, "1:1: TypeError: defining __setattr__ in a class "
                                                                    "is outside gradcli's language"),
     ("class A(dict):\n    pass", 1, "1:1: TypeError: subclassing 'dict' is outside gradcli's language: a script's "
@@ -332,10 +362,7 @@ ESCAPES = [
     ("open('/etc/passwd')", 1, "1:1: " + _BUILTIN.format("open")),
     ("with open('f') as g:\n    pass", 1, "1:6: " + _BUILTIN.format("open")),
     ("compile('1', 'f', 'eval')", 1, "1:1: " + _BUILTIN.format("compile")),
-    ("globals()", 1, "1:1: " + _BUILTIN.format("globals")),
-    ("vars()", 1, "1:1: " + _BUILTIN.format("vars")),
     ("dir()", 1, "1:1: " + _BUILTIN.format("dir")),
-    ("locals()", 1, "1:1: " + _BUILTIN.format("locals")),
     ("input()", 1, "1:1: " + _BUILTIN.format("input")),
     ("breakpoint()", 1, "1:1: " + _BUILTIN.format("breakpoint")),
     ("type('X', (), {})", 1, "1:1: TypeError: type() with three arguments (building a class) is outside gradcli's "
@@ -487,7 +514,6 @@ ESCAPES = [
     (C + "getattr(defaultdict(list), '__missing__')", 1, "2:1: AttributeError: 'defaultdict' object attribute "
                                                          "'__missing__' is outside gradcli's language"),
     # normalisation layers: modules, their buffers and nodes stay inside the language, their work inside the budget
-    (T + "torch.nn.BatchNorm1d(3).__dict__", 1, "2:1: " + _OUTSIDE.format("'BatchNorm1d' object", "__dict__")),
     (T + "type(torch.nn.LayerNorm(3)).__mro__", 1, "2:1: AttributeError: type object 'LayerNorm' attribute "
                                                    "'__mro__' is outside gradcli's language"),
     (T + "torch.nn.BatchNorm1d(3).running_mean.numpy()", 1, "2:1: AttributeError: 'Tensor' object attribute 'numpy' "
@@ -540,8 +566,6 @@ ESCAPES = [
     (PARAM + "type(m).weight.fget.__globals__", 1, "6:1: " + _OUTSIDE.format("'function' object", "__globals__")),
     (PARAM + "type(m).weight.fset.__closure__", 1, "6:1: " + _OUTSIDE.format("'function' object", "__closure__")),
     (PARAM + "type(m).__bases__", 1, "6:1: " + _OUTSIDE.format("type object 'ParametrizedLinear'", "__bases__")),
-    (PARAM + "m.parametrizations.weight.__dict__", 1, "6:1: " + _OUTSIDE.format("'ParametrizationList' object",
-                                                                                "__dict__")),
     (PARAM + "P.cached().__exit__.__globals__", 1, "6:1: " + _OUTSIDE.format("'method' object", "__globals__")),
     (PARAM + "k = nn.Linear(2, 2)\nnn.utils.spectral_norm(k)\nlist(k._forward_pre_hooks.values())[0].__dict__", 1,
      "8:1: " + _OUTSIDE.format("'SpectralNorm' object", "__dict__")),

@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import itertools as _itertools
 import sys
-from types import GeneratorType, MethodType
+from types import GeneratorType, MappingProxyType, MethodType
 
 from gradcli.language import bounds, classes, formatting, pycollections
 from gradcli.language import torchapi
@@ -100,6 +100,8 @@ ALLOWED = {
     pycollections.Counter: frozenset(_DICT + ("elements", "most_common", "subtract", "total")),
     pycollections.deque: frozenset(_DEQUE),
 }
+ALLOWED[classes.AttributeDict] = ALLOWED[dict]      # an instance's __dict__, as scripts hold it
+ALLOWED[MappingProxyType] = frozenset(("copy", "get", "items", "keys", "values"))      # a class's
 
 
 def _allow_lstm_node(module) -> None:
@@ -228,7 +230,7 @@ _SHOWN_BY_DEFINER: set = set()
 
 # Methods whose script-facing form differs from the engine's (argument checks as PyTorch's Python
 # binding does them, numpy arrays in and out as Tensors): name -> function(obj, *args).
-def _format(s, *args, **kwargs):
+def _format(s, /, *args, **kwargs):
     return formatting.format_string(s, args, kwargs, read_attr)
 
 
@@ -787,7 +789,56 @@ def attribute_builtins() -> dict:
     return {"getattr": bounds.Bounded(builtins.getattr, _getattr),
             "hasattr": bounds.Bounded(builtins.hasattr, _hasattr),
             "setattr": bounds.Bounded(builtins.setattr, _setattr),
-            "delattr": bounds.Bounded(builtins.delattr, _delattr)}
+            "delattr": bounds.Bounded(builtins.delattr, _delattr),
+            "vars": bounds.Bounded(builtins.vars, _vars),
+            "locals": bounds.Bounded(builtins.locals, _locals),
+            "globals": bounds.Bounded(builtins.globals, _globals)}
+
+
+def _vars(*args):
+    """vars(): the caller's locals; vars(obj): the live __dict__ of a script's object or a torch.nn module
+    (gradcli.language.classes.instance_dict), CPython's TypeError for a value that has none."""
+    if len(args) > 1:
+        raise TypeError(f"vars expected at most 1 argument, got {len(args)}")
+    if not args:
+        from gradcli.language import frames
+        return frames.script_locals()
+    obj = args[0]
+    cls = obj.__class__
+    if cls.__class__ is ScriptType:
+        try:
+            return classes.instance_dict(obj)
+        except AttributeError as e:
+            if e.name == "__dict__":        # (CPython's words in vars(): a class whose classes all have slots)
+                raise TypeError("vars() argument must have __dict__ attribute") from None
+            raise
+    if cls in _PYTHON_OBJECTS and (cls is MethodType or cls in classes.FUNCTION_TYPES):
+        function = obj.__func__ if cls is MethodType else obj     # (a method's is its function's)
+        if hasattr(type(function), "attrs"):        # what the script set on it (`f.calls = 0`), live
+            if function.attrs is None:
+                function.attrs = {}
+            return function.attrs
+    if cls is ScriptType and classes.script_made(obj):
+        return classes.class_dict(obj)
+    if cls is ScriptType or cls is ScriptModule or cls is Builtin or cls is Tensor:
+        kind = {ScriptType: "a class", ScriptModule: "a module", Builtin: "a class or builtin",
+                Tensor: "a tensor"}[cls]
+        raise NotImplementedError(f"gradcli does not implement vars() of {kind}")
+    if cls in _PYTHON_VALUES or cls in pycollections.NAMEDTUPLES or cls is Size:     # (none has a __dict__)
+        raise TypeError("vars() argument must have __dict__ attribute")
+    raise AttributeError(f"'{type_name(obj)}' object attribute '__dict__' is outside gradcli's language")
+
+
+def _locals():
+    """locals(): the variables of the script's frame that called it (gradcli.language.frames)."""
+    from gradcli.language import frames
+    return frames.script_locals()
+
+
+def _globals():
+    """globals(): the script's globals."""
+    from gradcli.language import frames
+    return frames.script_globals()
 
 
 def del_attr(obj, name: str) -> None:

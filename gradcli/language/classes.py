@@ -25,9 +25,10 @@ from __future__ import annotations
 
 import builtins
 import weakref
-from types import MethodType
+from types import MappingProxyType, MethodType
 
 from gradcli.engine.addresses import address
+from gradcli.language import bounds
 from gradcli.language.bounds import Bounded
 
 # The special methods a class may define: the ones Python calls for the operations scripts use.
@@ -337,6 +338,8 @@ def instance_attr(obj, name: str):
         return getattr(type(obj), name)
     if name[:2] == "__" and is_dunder(name) and name not in SPECIAL_METHODS and not (
             name == DATACLASS_INFO and hasattr(type(obj), name)):
+        if name == "__dict__":
+            return instance_dict(obj)
         if name == "__cause__" and isinstance(obj, BaseException):
             return exception_cause(obj)
         if name == "__slots__":
@@ -356,6 +359,8 @@ def class_attr(cls, name: str):
     if name[:2] == "__" and is_dunder(name):
         if name in SPECIAL_METHODS or name in CLASS_INFO:
             return getattr(cls, name)
+        if name == "__dict__" and cls in _SCRIPT_MADE:
+            return class_dict(cls)
         if name == "__annotations__" and cls in _SCRIPT_MADE:     # (a library class's are gradcli's own)
             return getattr(cls, name)       # CPython 3.11 makes {} for a class without annotations
         if name == DATACLASS_INFO and hasattr(cls, name):
@@ -479,3 +484,127 @@ def _registries(obj) -> list:
 # A script's classes are classes: CPython's messages name their type so ("'<' not supported between instances
 # of 'type' and 'int'")
 ScriptType.__name__ = "type"
+
+
+# ----------------------------------------------------------------------- an instance's __dict__ and vars()
+
+class AttributeDict(dict):
+    """An instance's `__dict__` once a script has held it (`obj.__dict__`, `vars(obj)`): the instance's own dict,
+    live, as in CPython (Python reads and sets the attributes in it directly, at a plain dict's speed). What a
+    script writes into it is an attribute all the same, so it takes the rules of `obj.name = value`: the key is a
+    str and names no special attribute (a dunder in an instance's dict is where Python and numpy look for their
+    protocols, `__array_interface__` among them). Scripts see it as a dict: type() and messages say `dict`.
+    `keeps` are the keys gradcli's own code relies on (a module's tables), which a script may read but not
+    replace or delete."""
+
+    __slots__ = ("keeps",)
+
+    def _check(self, key, deleting: bool = False) -> None:
+        if key.__class__ is not str:
+            raise TypeError(f"an attribute name must be a str, not '{type(key).__name__}': a '{type(key).__name__}' "
+                            "key in an object's __dict__ is outside gradcli's language")
+        if is_dunder(key):
+            raise AttributeError(f"setting '{key}' through an object's __dict__ is outside gradcli's language")
+        keeps = getattr(self, "keeps", None)
+        if keeps and key in keeps:
+            verb = "deleting" if deleting else "replacing"
+            raise AttributeError(f"{verb} '{key}' in a module's __dict__ is outside gradcli's language: gradcli "
+                                 "keeps the module's tables itself")
+
+    def __setitem__(self, key, value):
+        self._check(key)
+        dict.__setitem__(self, key, value)
+
+    def __delitem__(self, key):
+        if key in self:
+            self._check(key, True)
+        dict.__delitem__(self, key)
+
+    def setdefault(self, key, default=None):
+        if key not in self:
+            self._check(key)
+        return dict.setdefault(self, key, default)
+
+    def update(self, *args, **kwargs):
+        if len(args) > 1:
+            raise TypeError(f"update expected at most 1 argument, got {len(args)}")
+        items = dict(*args, **kwargs)
+        for key in items:
+            self._check(key)
+        dict.update(self, items)
+
+    def __ior__(self, other):
+        if not isinstance(other, dict):
+            return NotImplemented
+        self.update(other)
+        return self
+
+    def pop(self, key, *default):
+        if key in self:
+            self._check(key, True)
+        return dict.pop(self, key, *default)
+
+    def popitem(self):
+        if self:
+            self._check(next(reversed(self)), True)
+        return dict.popitem(self)
+
+    def clear(self):
+        for key in self:
+            self._check(key, True)
+        dict.clear(self)
+
+    def __reduce__(self):
+        return (dict, (dict(self),))
+
+
+bounds.BOUNDED_METHODS[AttributeDict] = bounds.BOUNDED_METHODS[dict]
+
+
+# The library classes whose instances' __dict__ holds what PyTorch's holds (their own attributes under PyTorch's
+# names), so scripts may read it: torch.nn.Module with its subclasses (DICT_LIBRARY_ROOTS: gradcli.language.nn.module
+# registers it), the base classes of datasets and samplers and abc.ABC by themselves (DICT_LIBRARY_CLASSES); a
+# script's own classes always may. The dicts of gradcli's other objects hold its own workings: outside the language.
+DICT_LIBRARY_ROOTS: set = set()
+DICT_LIBRARY_CLASSES: set = set()
+# a library class -> the keys of its instances' dict that gradcli relies on (a module's tables)
+DICT_KEEPS: dict = {}
+
+
+def _plain_base(klass) -> bool:
+    return klass is ScriptObject or klass is object or klass in _SCRIPT_MADE or (
+        isinstance(klass, type) and issubclass(klass, BaseException) and klass.__module__ == "builtins")
+
+
+def class_dict(cls):
+    """`Cls.__dict__` and `vars(Cls)` for a class a script made from its own classes: CPython's read-only view of
+    its namespace."""
+    if not all(_plain_base(klass) for klass in cls.__mro__):
+        raise AttributeError(f"type object '{cls.__name__}' attribute '__dict__' is outside gradcli's language")
+    return MappingProxyType(cls.__dict__)
+
+
+def instance_dict(obj):
+    """`obj.__dict__` and `vars(obj)` for an instance of a script class or a torch.nn module: its live dict (an
+    AttributeDict)."""
+    cls = type(obj)
+    root = next((r for r in DICT_LIBRARY_ROOTS if isinstance(obj, r)), None)
+    keeps = DICT_KEEPS.get(root)
+    if root is None and not all(_plain_base(klass) or klass in DICT_LIBRARY_CLASSES for klass in cls.__mro__):
+        raise _refused(cls.__name__, "__dict__")
+    try:
+        d = obj.__dict__
+    except AttributeError:      # (a class whose classes all have __slots__; vars() words it as CPython does)
+        raise AttributeError(f"'{cls.__name__}' object has no attribute '__dict__'", name="__dict__",
+                             obj=obj) from None
+    if d.__class__ is not AttributeDict:
+        held = AttributeDict(d)
+        if keeps:
+            held.keeps = keeps
+        object.__setattr__(obj, "__dict__", held)
+        d = held
+    for klass in cls.__mro__:           # a library class whose dict holds values it derives brings them up to date
+        if klass not in _SCRIPT_MADE and "_dict_refresh" in klass.__dict__:
+            klass.__dict__["_dict_refresh"](obj)
+            break
+    return d

@@ -122,8 +122,8 @@ def _deep(x, memo):
             y = x
         else:
             y = tuple(items) if cls is tuple else cls(*items)
-    elif cls is dict or cls is collections.OrderedDict or cls is collections.Counter:
-        y = cls()
+    elif cls is dict or cls is collections.OrderedDict or cls is collections.Counter or cls is classes.AttributeDict:
+        y = dict() if cls is classes.AttributeDict else cls()     # (an instance's __dict__ a script held: a dict)
         memo[d] = y
         for k, v in x.items():
             y[_deep(k, memo)] = _deep(v, memo)
@@ -280,7 +280,8 @@ def copy(x):
         return x
     if cls is list:
         return list(x)
-    if cls in (dict, set, collections.OrderedDict, collections.Counter, collections.defaultdict, collections.deque):
+    if cls in (dict, set, collections.OrderedDict, collections.Counter, collections.defaultdict, collections.deque,
+               classes.AttributeDict):
         return x.copy()
     if cls in pycollections.NAMEDTUPLES:
         return cls(*x)

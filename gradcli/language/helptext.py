@@ -1427,6 +1427,10 @@ _BUILTINS = {
     "hasattr": ("hasattr(obj, name, /)", "Whether obj.name is an attribute gradcli's language reaches."),
     "setattr": ("setattr(obj, name, value, /)", "obj.name = value, where the language allows it."),
     "delattr": ("delattr(obj, name, /)", "del obj.name, where the language allows it."),
+    "vars": ("vars([object])", "The dict of object's attributes, live (obj.__dict__): of a script's object, class "
+                               "or function, or a torch.nn module; without an argument, locals()."),
+    "locals": ("locals()", "A dict of the variables of the calling frame (at top level, the globals themselves)."),
+    "globals": ("globals()", "The dict of the script's global variables, live."),
     "type": ("type(obj, /)", "The class of obj, as the script names it: type(3) is int, type(t) is torch.Tensor; "
                              "type(x).__name__ is its name."),
     "id": ("id(obj, /)", "A number for obj, the same for the whole run: the address gradcli prints for it "
@@ -1501,6 +1505,9 @@ _MODULES = {
     "enum": "Python's enum module: Enum, IntEnum, StrEnum, Flag, IntFlag, auto and unique, CPython's own.",
     "functools": "Python's functools module: reduce, partial, cmp_to_key, wraps and update_wrapper, the caches "
                  "(lru_cache, cache, cached_property), total_ordering, partialmethod and singledispatch.",
+    "inspect": "Python's inspect module, on the script's own code: currentframe and getargvalues (a frame's "
+               "arguments and variables), signature, Signature, Parameter and BoundArguments, the is... tests, "
+               "getdoc and cleandoc.",
 }
 
 # The functions and classes of abc, contextlib and enum, by (module, name) (gradcli.language.pyabc, pycontextlib,
@@ -1554,10 +1561,46 @@ _PYTHON_NAMES = {
                                "function(function(a, b), c) and so on, starting from initial if given."),
     ("_functools", "cmp_to_key"): ("cmp_to_key(mycmp)", "A key for sorted/min/max made of an old-style comparison "
                                    "function returning a negative number, zero or a positive number."),
+    ("inspect", "currentframe"): ("currentframe()", "The script's frame that calls it: f_back (its caller's), "
+                                                      "f_locals, f_globals, f_lineno and f_code (co_name, "
+                                                      "co_filename, co_argcount)."),
+    ("inspect", "getargvalues"): ("getargvalues(frame)", "ArgInfo(args, varargs, keywords, locals): the names of the "
+                                                         "frame's function's arguments and the frame's variables."),
+    ("inspect", "signature"): ("signature(obj, *, follow_wrapped=True, globals=None, locals=None, eval_str=False)",
+                               "The Signature of a script's function, method or class (its __init__ without self)."),
+    ("inspect", "Signature"): ("class Signature(parameters=None, *, return_annotation)", "A callable's parameters "
+                                                                                        "(an ordered mapping of "
+                                                                                        "Parameter) and return "
+                                                                                        "annotation; bind() and "
+                                                                                        "bind_partial() match "
+                                                                                        "arguments to them."),
+    ("inspect", "Parameter"): ("class Parameter(name, kind, *, default, annotation)", "One parameter: its name, kind "
+                                                                                     "(POSITIONAL_ONLY ... "
+                                                                                     "VAR_KEYWORD), default and "
+                                                                                     "annotation (Parameter.empty "
+                                                                                     "when it has none)."),
+    ("inspect", "BoundArguments"): ("class BoundArguments(signature, arguments)", "What Signature.bind gives: "
+                                                                                 "arguments (a dict), args, kwargs "
+                                                                                 "and apply_defaults()."),
+    ("inspect", "ArgInfo"): ("class ArgInfo(args, varargs, keywords, locals)", "What getargvalues gives, a named "
+                                                                               "tuple."),
+    ("inspect", "isclass"): ("isclass(object)", "Whether object is a class."),
+    ("inspect", "isfunction"): ("isfunction(object)", "Whether object is a function defined with def or lambda."),
+    ("inspect", "ismethod"): ("ismethod(object)", "Whether object is a bound method."),
+    ("inspect", "isgeneratorfunction"): ("isgeneratorfunction(obj)", "Whether obj is a function whose body has "
+                                                                     "yield."),
+    ("inspect", "isgenerator"): ("isgenerator(object)", "Whether object is a generator."),
+    ("inspect", "isbuiltin"): ("isbuiltin(object)", "Whether object is a builtin function (print, torch.add)."),
+    ("inspect", "isroutine"): ("isroutine(object)", "Whether object is a function, method or builtin."),
+    ("inspect", "isabstract"): ("isabstract(object)", "Whether object is an abstract class (a method left "
+                                                      "@abstractmethod)."),
+    ("inspect", "getdoc"): ("getdoc(object)", "The docstring of object, its indentation cleaned (cleandoc)."),
+    ("inspect", "cleandoc"): ("cleandoc(doc)", "A docstring with its indentation and blank edge lines removed."),
     ("enum", "unique"): ("unique(enumeration)", "A class decorator refusing an enumeration in which two names "
                                                  "share a value."),
 }
 _PYTHON_MODULE_FILES = {"gradcli.language.pyabc": "abc", "gradcli.language.pycontextlib": "contextlib",
+                        "gradcli.language.pyinspect": "inspect",
                         "gradcli.language.pyenum": "enum", "_io": "io", "io": "io"}
 
 # statistics' functions: CPython's, so its results and errors (statistics.StatisticsError) are Python's

@@ -22,6 +22,7 @@ class ABC(ScriptObject, metaclass=ScriptType):
 
 ABC.__module__ = "abc"
 classes.ABSTRACT_AWARE.add(ABC)
+classes.DICT_LIBRARY_CLASSES.add(ABC)       # (nothing of its own in an instance's __dict__)
 ABC.__abstractmethods__ = frozenset()
 
 # abc.ABCMeta as scripts hold it: what `type(Layer)` gives and `metaclass=` takes (it makes no class itself)

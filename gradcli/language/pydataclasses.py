@@ -166,8 +166,8 @@ def _process(cls, params: _Params, match_args: bool = True):
             raise TypeError("cannot inherit non-frozen dataclass from a frozen one")
         if not any_frozen_base and params.frozen:
             raise TypeError("cannot inherit frozen dataclass from a non-frozen one")
+    type.__setattr__(cls, "__dataclass_params__", params)      # (in CPython's order, which vars(cls) shows)
     type.__setattr__(cls, "__dataclass_fields__", fields)
-    type.__setattr__(cls, "__dataclass_params__", params)
     every = list(fields.values())
     if params.init:
         _check_defaults(every)
@@ -189,13 +189,13 @@ def _process(cls, params: _Params, match_args: bool = True):
             if name in cls.__dict__:
                 raise TypeError(f"Cannot overwrite attribute {name} in class {cls.__name__}")
             type.__setattr__(cls, name, fn)
-    if match_args:              # the fields __init__ takes by position, for a class pattern's positional parts
-        if "__match_args__" not in cls.__dict__:
-            type.__setattr__(cls, "__match_args__", tuple(f.name for f in every if f.init and not f.kw_only))
     if not explicit_hash:
         _set_hash(cls, params, [f for f in every if (f.compare if f.hash is None else f.hash)])
     if "__doc__" not in cls.__dict__ or cls.__dict__["__doc__"] is None:
         type.__setattr__(cls, "__doc__", _doc(cls, every))
+    if match_args:              # the fields __init__ takes by position, for a class pattern's positional parts
+        if "__match_args__" not in cls.__dict__:
+            type.__setattr__(cls, "__match_args__", tuple(f.name for f in every if f.init and not f.kw_only))
     return cls
 
 

@@ -1318,13 +1318,14 @@ ABC = ScriptModule.later("abc", lambda: LATER_MAKERS["abc"]())
 CONTEXTLIB = ScriptModule.later("contextlib", lambda: LATER_MAKERS["contextlib"]())
 ENUM = ScriptModule.later("enum", lambda: LATER_MAKERS["enum"]())
 FUNCTOOLS = ScriptModule.later("functools", lambda: LATER_MAKERS["functools"]())
+INSPECT = ScriptModule.later("inspect", lambda: LATER_MAKERS["inspect"]())
 # Classes of values scripts hold whose attributes are all outside the language (typing's values) -> a function
 # giving the dotted name of the class CPython has for such a value ('typing._GenericAlias')
 OPAQUE_CLASSES: dict = {}
 
 
 _PARTIAL_MODULES = ("typing", "dataclasses", "statistics", "warnings", "sys", "json", "heapq", "bisect", "pprint",
-                    "textwrap", "abc", "contextlib", "enum", "functools", "io")
+                    "textwrap", "abc", "contextlib", "enum", "functools", "io", "inspect")
 # Names of Python's modules that gradcli leaves out of the language, with the reason
 _NO_FILES = "gradcli's io has the in-memory streams (BytesIO, StringIO) only: scripts cannot read or write files"
 REFUSED_MEMBERS = {"contextlib": {"chdir": "scripts cannot reach files or directories"},
@@ -1413,7 +1414,8 @@ _TOP = {"torch": TORCH, "math": MATH, "random": RANDOM, "itertools": ITERTOOLS, 
         "string": STRING, "time": TIME, "collections": COLLECTIONS, "copy": COPY, "typing": TYPING,
         "dataclasses": DATACLASSES, "operator": OPERATOR, "statistics": STATISTICS, "warnings": WARNINGS,
         "sys": SYS, "json": JSON, "heapq": HEAPQ, "bisect": BISECT,
-        "pprint": PPRINT, "textwrap": TEXTWRAP, "abc": ABC, "contextlib": CONTEXTLIB, "enum": ENUM, "io": IO}
+        "pprint": PPRINT, "textwrap": TEXTWRAP, "abc": ABC, "contextlib": CONTEXTLIB, "enum": ENUM, "io": IO,
+        "inspect": INSPECT}
 
 
 def modules() -> tuple:
@@ -1979,6 +1981,8 @@ _HELD_CLASSES.update((_BOUNDED_BUILTINS[name].original, _BOUNDED_BUILTINS[name])
                      for name in ("list", "tuple", "dict", "set", "frozenset"))
 _HELD_CLASSES.update((value.original, value) for value in COLLECTIONS.members.values()
                      if value.__class__ is bounds.Bounded)
+_HELD_CLASSES[classes.AttributeDict] = _BOUNDED_BUILTINS["dict"]     # an instance's __dict__ a script held
+_TYPE_NAMES[classes.AttributeDict] = "dict"
 
 
 # The exception classes a script can name, raise and catch: Exception and its subclasses that scripts

@@ -24,7 +24,7 @@ from gradcli.engine.addresses import address
 from gradcli.engine.ops.shape import stack
 from gradcli.engine.state import STATE
 from gradcli.engine.tensor import Tensor
-from gradcli.language import bounds
+from gradcli.language import bounds, classes
 from gradcli.language.classes import ScriptObject, ScriptType
 
 _INT64_SPAN = 1 << 63
@@ -60,6 +60,9 @@ class Dataset(ScriptObject, metaclass=ScriptType):
 
     def __add__(self, other):
         return ConcatDataset([self, other])
+
+
+classes.DICT_LIBRARY_CLASSES.add(Dataset)         # (nothing of its own in an instance's __dict__)
 
 
 class TensorDataset(Dataset):
@@ -169,6 +172,9 @@ class IterableDataset(Dataset):
         return ChainDataset([self, other])
 
 
+classes.DICT_LIBRARY_CLASSES.add(IterableDataset)
+
+
 class ChainDataset(IterableDataset):
     """The samples of several IterableDatasets one stream after another."""
 
@@ -231,6 +237,9 @@ class Sampler(ScriptObject, metaclass=ScriptType):
 
     def __init__(self, data_source=None):
         pass
+
+
+classes.DICT_LIBRARY_CLASSES.add(Sampler)
 
 
 class SequentialSampler(Sampler):

@@ -29,6 +29,12 @@ class LazyModuleMixin(ScriptObject):
         return any(parameter.uninitialized_kind(t) is not None
                    for table in ("_parameters", "_buffers") for t in d[table].values() if t is not None)
 
+    def _dict_refresh(self):
+        """vars(module) before the first call: PyTorch's holds the handles of its two hooks (_load_hook,
+        _initialize_hook), which gradcli's lazy modules do without."""
+        raise NotImplementedError(f"gradcli does not implement vars() of a lazy module before its first call "
+                                  f"({type(self).__name__})")
+
     def __call__(self, *args, **kwargs):
         # PyTorch's _infer_parameters pre-hook, registered first: it runs until a call completes the module,
         # which then becomes cls_to_become, whose __call__ is Module's (so a copy of a lazy module is lazy too)

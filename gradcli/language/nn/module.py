@@ -112,25 +112,36 @@ class Module(ScriptObject, metaclass=ScriptType):
         if args:
             raise TypeError(f"Module.__init__() takes 1 positional argument but {len(args) + 1} were given")
         d = self.__dict__
+        # PyTorch's attributes, in its order (vars(module) shows them); its hook tables are OrderedDicts
         d["training"] = True
         d["_parameters"] = {}
         d["_buffers"] = {}
         d["_non_persistent_buffers_set"] = set()
-        d["_modules"] = {}
-        d["_forward_hooks"] = OrderedDict()      # PyTorch's hook tables are OrderedDicts (and print so)
+        d["_backward_pre_hooks"] = OrderedDict()
+        d["_backward_hooks"] = OrderedDict()
+        d["_is_full_backward_hook"] = None
+        d["_forward_hooks"] = OrderedDict()
+        d["_forward_hooks_with_kwargs"] = OrderedDict()
+        d["_forward_hooks_always_called"] = OrderedDict()
         d["_forward_pre_hooks"] = OrderedDict()
+        d["_forward_pre_hooks_with_kwargs"] = OrderedDict()
+        d["_state_dict_hooks"] = OrderedDict()
+        d["_state_dict_pre_hooks"] = OrderedDict()
+        d["_load_state_dict_pre_hooks"] = OrderedDict()
+        d["_load_state_dict_post_hooks"] = OrderedDict()
+        d["_modules"] = {}
 
     # ---------------------------------------------------------------------------------- the call
     def __call__(self, *args, **kwargs):
         d = self.__dict__
         pre = d.get("_forward_pre_hooks")
         if not pre and not d.get("_forward_hooks") and not d.get("_backward_hooks") \
-                and not d.get("_backward_pre_hooks") and "_compiled_call" not in d and not _INNER[0]:
+                and not d.get("_backward_pre_hooks") and "_compiled_call_impl" not in d and not _INNER[0]:
             if pre is None:             # Module.__init__ never ran: PyTorch's call reads its hooks first
                 raise _missing(self, "_backward_hooks")
             # the common case: nothing between the call and forward (a call without a keyword dict is quicker)
             return self.forward(*args, **kwargs) if kwargs else self.forward(*args)
-        mode = d.get("_compiled_call")
+        mode = d.get("_compiled_call_impl")
         if mode is True or (mode is None and _INNER[0] and _forward_is_scripts(self)):
             return _call_compiled(self, d, args, kwargs)
         if mode == "inner":
@@ -152,7 +163,7 @@ class Module(ScriptObject, metaclass=ScriptType):
         aot = compiled.compiled_kind(**kwargs)
         # True: this forward runs compiled; "inner": torch.nn's forward runs as written, and each submodule whose
         # forward the script wrote runs compiled on its own, as PyTorch's compiler starts a graph at each such frame
-        self.__dict__["_compiled_call"] = bool(aot) and (True if _forward_is_scripts(self) else "inner")
+        self.__dict__["_compiled_call_impl"] = bool(aot) and (True if _forward_is_scripts(self) else "inner")
 
     def register_forward_pre_hook(self, hook, *, prepend=False, with_kwargs=False):
         """hook(module, args), or with_kwargs hook(module, args, kwargs) returning None or (args, kwargs)."""
@@ -177,20 +188,21 @@ class Module(ScriptObject, metaclass=ScriptType):
 
     def register_state_dict_pre_hook(self, hook):
         """hook(module, prefix, keep_vars), before state_dict collects this module's entries."""
-        return _add_hook(self.__dict__.setdefault("_user_state_dict_pre_hooks", {}), hook, False)
+        return _add_hook(self.__dict__.setdefault("_state_dict_pre_hooks", OrderedDict()), hook, False)
 
     def register_state_dict_post_hook(self, hook):
         """hook(module, state_dict, prefix, local_metadata), after this module's and its children's entries."""
-        return _add_hook(self.__dict__.setdefault("_user_state_dict_hooks", {}), hook, False)
+        return _add_hook(self.__dict__.setdefault("_state_dict_hooks", OrderedDict()), hook, False)
 
     def register_load_state_dict_pre_hook(self, hook):
         """hook(module, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs),
         before load_state_dict loads this module's entries."""
-        return _add_hook(self.__dict__.setdefault("_user_load_state_dict_pre_hooks", {}), hook, False)
+        return _add_hook(self.__dict__.setdefault("_load_state_dict_pre_hooks", OrderedDict()), _WrappedHook(hook),
+                         False)
 
     def register_load_state_dict_post_hook(self, hook):
         """hook(module, incompatible_keys), after this module and its children are loaded."""
-        return _add_hook(self.__dict__.setdefault("_user_load_state_dict_post_hooks", {}), hook, False)
+        return _add_hook(self.__dict__.setdefault("_load_state_dict_post_hooks", OrderedDict()), hook, False)
 
     def cuda(self, device=None):
         """PyTorch's CPU build: a module holding a tensor fails as the tensor's cuda() does; one holding
@@ -227,7 +239,7 @@ class Module(ScriptObject, metaclass=ScriptType):
         if value.__class__ is Tensor and parameter.is_parameter(value):
             if params is None:
                 raise AttributeError("cannot assign parameters before Module.__init__() call")
-            _forget(d, name)
+            _forget(d, name, "_parameters")
             self.register_parameter(name, value)
             return
         if params is not None and name in params:
@@ -240,7 +252,7 @@ class Module(ScriptObject, metaclass=ScriptType):
         if isinstance(value, Module):
             if modules is None:
                 raise AttributeError("cannot assign module before Module.__init__() call")
-            _forget(d, name)
+            _forget(d, name, "_modules")
             modules[name] = value
             return
         if modules is not None and name in modules:
@@ -501,7 +513,7 @@ class Module(ScriptObject, metaclass=ScriptType):
             d = module.__dict__
             if leaving:                 # after the module's and its children's entries: its post hooks
                 local = {"version": _version(module)} if metadata is None else metadata[(prefix + name)[:-1]]
-                for hook in d.get("_user_state_dict_hooks", {}).values():
+                for hook in d.get("_state_dict_hooks", {}).values():
                     if hook(module, destination, prefix + name, local) is not None:
                         raise RuntimeError("state_dict post-hook must return None")
                 continue
@@ -509,7 +521,7 @@ class Module(ScriptObject, metaclass=ScriptType):
                 metadata[(prefix + name)[:-1]] = {"version": _version(module)}
             if "_parameters" not in d:
                 raise _missing(module, "_state_dict_pre_hooks")
-            for hook in d.get("_user_state_dict_pre_hooks", {}).values():
+            for hook in d.get("_state_dict_pre_hooks", {}).values():
                 hook(module, prefix + name, keep_vars)
             for key, p in d["_parameters"].items():
                 if p is not None:
@@ -533,7 +545,7 @@ class Module(ScriptObject, metaclass=ScriptType):
         for prefix, module, leaving in _tree(self):
             d = module.__dict__
             if leaving:                 # after the module and its children: its post hooks, the keys so far
-                for hook in d.get("_user_load_state_dict_post_hooks", {}).values():
+                for hook in d.get("_load_state_dict_post_hooks", {}).values():
                     if hook(module, IncompatibleKeys(missing, unexpected)) is not None:
                         raise AssertionError("Hooks registered with ``register_load_state_dict_post_hook`` are not"
                                              "expected to return new values, if incompatible_keys need to be modified,"
@@ -542,11 +554,12 @@ class Module(ScriptObject, metaclass=ScriptType):
             if "_parameters" not in d:
                 raise _missing(module, "_load_state_dict_pre_hooks")
             state_dict = pending.pop(prefix)
-            for hook in d.get("_load_state_dict_pre_hooks", {}).values():
-                hook(state_dict, prefix)
             local_metadata = {} if metadata is None else metadata.get(prefix[:-1], {})
-            for hook in d.get("_user_load_state_dict_pre_hooks", {}).values():   # (PyTorch passes strict=True here)
-                hook(module, state_dict, prefix, local_metadata, True, missing, unexpected, errors)
+            for hook in list(d.get("_load_state_dict_pre_hooks", {}).values()):
+                if hook.__class__ is _WrappedHook:          # a script's (PyTorch passes strict=True here)
+                    hook.hook(module, state_dict, prefix, local_metadata, True, missing, unexpected, errors)
+                else:                                       # gradcli's own (weight_norm's old names)
+                    hook(state_dict, prefix)
             skip = d["_non_persistent_buffers_set"]
             local = {k: v for k, v in d["_parameters"].items() if v is not None}
             local.update((k, v) for k, v in d["_buffers"].items() if v is not None and k not in skip)
@@ -745,6 +758,17 @@ def _forward_is_scripts(module) -> bool:
     return False
 
 
+class _WrappedHook(ScriptObject, metaclass=ScriptType):
+    """A load_state_dict pre-hook a script registered, as PyTorch's table holds it (beside gradcli's own hooks,
+    which take the state dict and the prefix only)."""
+
+    __module__ = "torch.nn.modules.module"
+    __slots__ = ("hook",)
+
+    def __init__(self, hook):
+        self.hook = hook
+
+
 def _add_hook(table: dict, hook, prepend: bool, extra: tuple = ()) -> RemovableHandle:
     key = next(_HOOK_IDS)
     if prepend:
@@ -838,10 +862,13 @@ def _attribute_at(module, target: str) -> tuple:
     return owner, name, getattr(owner, name)
 
 
-def _forget(d: dict, name: str) -> None:
-    """Before `name` is registered as a parameter or module: it is nothing else any more."""
+def _forget(d: dict, name: str, kept: str) -> None:
+    """Before `name` is registered as a parameter or module: it is nothing else any more (in the `kept` table it
+    stays where it is, so that a parameter or module replaced keeps its place, as in PyTorch)."""
     d.pop(name, None)
     for table in ("_parameters", "_buffers", "_modules"):
+        if table == kept:
+            continue
         values = d.get(table)
         if values is not None:
             values.pop(name, None)
@@ -1112,3 +1139,13 @@ def _swap(module, name: str, value):
 
 _REGISTRIES = frozenset(("_parameters", "_buffers", "_modules", "_non_persistent_buffers_set", "_forward_hooks",
                          "_forward_pre_hooks"))
+
+
+# vars(module) and module.__dict__ are its own dict, whose keys are PyTorch's (gradcli.language.classes); a script
+# may read its tables there but not replace or delete them
+classes.DICT_LIBRARY_ROOTS.add(Module)
+classes.DICT_KEEPS[Module] = frozenset(
+    ("_parameters", "_buffers", "_non_persistent_buffers_set", "_backward_pre_hooks", "_backward_hooks",
+     "_forward_hooks", "_forward_hooks_with_kwargs", "_forward_hooks_always_called", "_forward_pre_hooks",
+     "_forward_pre_hooks_with_kwargs", "_state_dict_hooks", "_state_dict_pre_hooks", "_load_state_dict_pre_hooks",
+     "_load_state_dict_post_hooks", "_modules"))

@@ -33,8 +33,9 @@ class _PadNd(Module):
 
 class _ConstantPadNd(_PadNd):
     def __init__(self, padding, value):
-        super().__init__(padding)
-        self.value = value
+        Module.__init__(self)
+        self.value = value          # (before the amounts, as PyTorch sets them: vars(module) shows the order)
+        self.padding = _amounts(padding, self._dims)
 
     def forward(self, input):
         return shape.functional_pad(input, self.padding, "constant", self.value)

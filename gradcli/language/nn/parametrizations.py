@@ -47,8 +47,7 @@ def weight_norm(module, name="weight", dim=0):
             state_dict[f"{prefix}parametrizations.{name}.original0"] = state_dict.pop(g_key)
             state_dict[f"{prefix}parametrizations.{name}.original1"] = state_dict.pop(v_key)
 
-    hooks = module.__dict__.setdefault("_load_state_dict_pre_hooks", {})
-    hooks[len(hooks)] = old_names
+    module.__dict__["_load_state_dict_pre_hooks"][("weight_norm", name)] = old_names
     return module
 
 

@@ -7,6 +7,7 @@ PackedSequence inputs (torch.nn.utils.rnn) alike."""
 from __future__ import annotations
 
 import math
+import weakref
 
 from gradcli.engine import factories, init, parameter
 from gradcli.engine.ops import rnn as rnn_ops
@@ -80,6 +81,8 @@ class RNNBase(Module):
         gate_size = _GATES[mode] * hidden_size
         real_hidden = proj_size if proj_size > 0 else hidden_size
         names = []
+        d = self.__dict__       # (PyTorch's weight lists, in its order: vars(module) shows them; _dict_refresh)
+        d["_flat_weight_refs"], d["_flat_weights_names"], d["_all_weights"] = [], names, []
         for layer in range(num_layers):
             for direction in range(directions):
                 layer_input = input_size if layer == 0 else real_hidden * directions
@@ -89,12 +92,21 @@ class RNNBase(Module):
                     made += [("bias_ih", (gate_size,)), ("bias_hh", (gate_size,))]
                 if proj_size > 0:
                     made.append(("weight_hr", (proj_size, hidden_size)))
+                group = []
                 for name, shape in made:
                     full = f"{name}_l{layer}{suffix}"
                     setattr(self, full, parameter.make(factories.empty(shape, dtype=dtype, device=device)))     # one tuple
                     names.append(full)
-        self.__dict__["_flat_weights_names"] = names
+                    group.append(full)
+                d["_all_weights"].append(group)
+        d["_flat_weights"] = weights = [getattr(self, name) for name in names]
+        d["_flat_weight_refs"][:] = [weakref.ref(w) for w in weights]     # (to the first ones, as PyTorch's)
         self.reset_parameters()
+
+    def _dict_refresh(self):
+        """Before a script reads vars(module): the weights the names stand for now (PyTorch keeps that list up to
+        date as parameters are set; gradcli reads the parameters by name, so only this view needs it)."""
+        dict.__setitem__(self.__dict__, "_flat_weights", [getattr(self, name, None) for name in self._flat_weights_names])
 
     def reset_parameters(self):
         _reset(self)

@@ -1,0 +1,157 @@
+"""vars(), locals(), globals(), an object's __dict__ and the inspect module, compared with CPython 3.11 (and with
+PyTorch 2.13 for torch.nn modules' __dict__); what a script writes into a __dict__ takes the rules of setattr."""
+
+import re
+
+import pytest
+
+from conftest import cpython_output, gradcli_output, located_error
+
+
+def _shown(text: str) -> str:
+    return re.sub(r"0x[0-9a-f]+", "0x", text)
+
+
+SNIPPETS = [
+    # an instance's __dict__ is its own, live: reads, writes, update, deletes, copies
+    "class P:\n    def __init__(self, a, **kw):\n        self.a = a\n        self.__dict__.update(kw)\n"
+    "p = P(1, b=2, c=[3])\nprint(vars(p), p.__dict__ is vars(p), p.b, type(vars(p)), isinstance(vars(p), dict))\n"
+    "vars(p)['d'] = 4\nprint(p.d)\ndel p.__dict__['a']\nprint(hasattr(p, 'a'), vars(p))\np.e = 5\nprint(vars(p))\n"
+    "d = vars(p)\nd |= {'f': 6}\nd.setdefault('g', 7)\nprint(p.f, p.g, d.pop('g'), hasattr(p, 'g'), dict(d), {**d})\n"
+    "import copy\nprint(copy.copy(vars(p)), type(copy.deepcopy(vars(p))), copy.deepcopy(p).f)",
+    # a dataclass, an exception, a function's attributes, a class's namespace (read-only)
+    "from dataclasses import dataclass, field\n@dataclass\nclass Cfg:\n    lr: float = 0.1\n    sizes: list = "
+    "field(default_factory=list)\nc = Cfg()\nprint(vars(c), list(vars(Cfg)))\n"
+    "class E(Exception):\n    pass\ne = E('x')\ne.code = 3\nprint(vars(e))\n"
+    "def f():\n    pass\nf.calls = 1\nprint(vars(f))\nvars(f)['calls'] += 1\nprint(f.calls)\n"
+    "class Config:\n    lr = 0.1\n    epochs = 3\n    def method(self):\n        pass\n"
+    "print({k: v for k, v in vars(Config).items() if not k.startswith('_') and not callable(v)})\n"
+    "print(type(vars(Config)), Config.__dict__['lr'])\n"
+    "try:\n    vars(Config)['lr'] = 1\nexcept TypeError as e:\n    print(e)",
+    # what has none: CPython's TypeError
+    "class S:\n    __slots__ = ('w',)\nfor x in (3, 'a', [1], S()):\n    try:\n        vars(x)\n"
+    "    except TypeError as e:\n        print(e)\ntry:\n    vars(1, 2)\nexcept TypeError as e:\n    print(e)",
+    # locals() in a function (parameters, then the other variables, then those shared with nested functions and
+    # read from enclosing ones), in a method that calls super(), in a comprehension; the same dict each time
+    "def f(a, b=2, *args, c=3, **kw):\n    x = a + b\n    print(locals())\n    l = locals()\n    y = 1\n"
+    "    print(l is locals(), l)\nf(1, 5, 6, d=7)\n"
+    "def outer():\n    k = 1\n    def inner():\n        print(locals())\n        return k\n    print(locals())\n"
+    "    return inner\nouter()()\n"
+    "class A:\n    def __init__(self):\n        super().__init__()\n        z = 0\n        print(sorted(locals()))\n"
+    "A()\nclass B:\n    q = 1\n    print(sorted(locals()))",
+    # globals(): the script's, live
+    "x = 1\ndef f():\n    globals()['y'] = 2\n    return globals()['x']\nprint(f(), y, 'x' in globals(), locals() is globals(),"
+    " vars() is globals())",
+    # d2l's save_hyperparameters: the caller's arguments through inspect
+    "import inspect\nclass HyperParameters:\n    def save_hyperparameters(self, ignore=[]):\n"
+    "        frame = inspect.currentframe().f_back\n        _, _, _, local_vars = inspect.getargvalues(frame)\n"
+    "        self.hparams = {k: v for k, v in local_vars.items() if k not in set(ignore + ['self']) and "
+    "not k.startswith('_')}\n        for k, v in self.hparams.items():\n            setattr(self, k, v)\n"
+    "class Trainer(HyperParameters):\n    def __init__(self, max_epochs, num_gpus=0, gradient_clip_val=0):\n"
+    "        self.save_hyperparameters(ignore=['num_gpus'])\nt = Trainer(3)\nprint(t.hparams, t.max_epochs, vars(t))\n"
+    "def g(a, *rest, key=1, **more):\n    f = inspect.currentframe()\n    print(inspect.getargvalues(f).args, "
+    "inspect.getargvalues(f).varargs, inspect.getargvalues(f).keywords, f.f_code.co_name, f.f_back.f_code.co_name, "
+    "f.f_code.co_argcount)\ng(1, 2, z=3)\nprint(inspect.getargvalues(inspect.currentframe()).args)",
+    # signatures: text, parameters, kinds, defaults, annotations, binding and its messages
+    "import inspect\ndef f(x: int, y: 'str' = 'a', *args, z: list = None, **kw) -> float:\n    return x\n"
+    "sig = inspect.signature(f)\nprint(sig, repr(sig), sig.parameters)\n"
+    "for name, p in sig.parameters.items():\n    print(name, p.kind, p.default is inspect.Parameter.empty, "
+    "p.annotation, repr(p), str(p), p.kind.name, p.kind.description)\nprint(sig.return_annotation)\n"
+    "b = sig.bind(1, 'b', 3, z=[1], q=2)\nprint(b, b.args, b.kwargs, b.arguments)\nb.apply_defaults()\nprint(b)\n"
+    "for args in ((), (1, 2), ()):\n    try:\n        print(inspect.signature(lambda a, /, b, *, c: 0).bind(*args, b=1))\n"
+    "    except TypeError as e:\n        print(e)\n"
+    "class Net:\n    def __init__(self, d_in, d_out=2, *, bias=True):\n        pass\n    def forward(self, x):\n"
+    "        return x\nprint(inspect.signature(Net), inspect.signature(Net(1).forward), inspect.signature(Net.forward))\n"
+    "class Plain:\n    pass\nprint(inspect.signature(Plain))\n"
+    "s = inspect.Signature([inspect.Parameter('a', inspect.Parameter.POSITIONAL_ONLY, default=1)])\n"
+    "print(s, s.replace(return_annotation=int), inspect.Parameter.KEYWORD_ONLY, inspect.Signature.empty)\n"
+    "try:\n    inspect.signature(3)\nexcept TypeError as e:\n    print(e)",
+    # the is... tests and docstrings
+    "import inspect\nclass C:\n    '''  A class.\n\n        More.\n    '''\n    def m(self):\n        pass\n"
+    "def gen():\n    yield 1\nprint(inspect.isclass(C), inspect.isclass(C()), inspect.isclass(int), inspect.isfunction(gen),"
+    " inspect.isfunction(C.m), inspect.isfunction(C().m), inspect.ismethod(C().m), inspect.isgeneratorfunction(gen),"
+    " inspect.isgenerator(gen()), inspect.isbuiltin(len), inspect.isroutine(C().m), inspect.isroutine(3))\n"
+    "print(repr(inspect.getdoc(C)), inspect.getdoc(gen), repr(inspect.cleandoc('  a\\n    b')))",
+]
+
+
+@pytest.mark.parametrize("snippet", SNIPPETS)
+def test_as_cpython(snippet):
+    assert _shown(gradcli_output(snippet + "\n")) == _shown(cpython_output(snippet + "\n"))
+
+
+MODULE_KEYS = ['training', '_parameters', '_buffers', '_non_persistent_buffers_set', '_backward_pre_hooks',
+               '_backward_hooks', '_is_full_backward_hook', '_forward_hooks', '_forward_hooks_with_kwargs',
+               '_forward_hooks_always_called', '_forward_pre_hooks', '_forward_pre_hooks_with_kwargs',
+               '_state_dict_hooks', '_state_dict_pre_hooks', '_load_state_dict_pre_hooks',
+               '_load_state_dict_post_hooks', '_modules']
+
+
+def test_a_modules_dict_has_pytorchs_keys():
+    """Checked against PyTorch 2.13: the Module's own attributes, then the layer's, in its order; plain values a
+    script sets land there, parameters and submodules do not."""
+    source = ("import torch\nfrom torch import nn\nclass M(nn.Module):\n    def __init__(self):\n"
+              "        super().__init__()\n        self.fc = nn.Linear(2, 3)\n        self.scale = 2.0\n"
+              "        self.w = torch.ones(2)\nm = M()\nprint(list(vars(m)))\nprint(vars(nn.ReLU()))\n"
+              "for layer in (nn.Linear(2, 3), nn.Conv2d(1, 2, 3), nn.BatchNorm1d(3), nn.ZeroPad2d(1), nn.LSTMCell(2, 3),"
+              " nn.Embedding(4, 2), nn.MultiheadAttention(4, 2), nn.CrossEntropyLoss()):\n"
+              "    print(list(vars(layer))[17:])\n"
+              "m.__dict__.update(lr=0.1)\nprint(m.lr, vars(m)['_modules'].keys(), m.__dict__ is vars(m))\n")
+    out = gradcli_output(source).splitlines()
+    assert out[0] == repr(MODULE_KEYS + ["scale", "w"])
+    assert out[1] == ("{'training': True, '_parameters': {}, '_buffers': {}, '_non_persistent_buffers_set': set(), "
+                      "'_backward_pre_hooks': OrderedDict(), '_backward_hooks': OrderedDict(), "
+                      "'_is_full_backward_hook': None, '_forward_hooks': OrderedDict(), "
+                      "'_forward_hooks_with_kwargs': OrderedDict(), '_forward_hooks_always_called': OrderedDict(), "
+                      "'_forward_pre_hooks': OrderedDict(), '_forward_pre_hooks_with_kwargs': OrderedDict(), "
+                      "'_state_dict_hooks': OrderedDict(), '_state_dict_pre_hooks': OrderedDict(), "
+                      "'_load_state_dict_pre_hooks': OrderedDict(), '_load_state_dict_post_hooks': OrderedDict(), "
+                      "'_modules': {}, 'inplace': False}")
+    assert out[2:10] == [
+        "['in_features', 'out_features']",
+        "['in_channels', 'out_channels', 'kernel_size', 'stride', 'padding', 'dilation', 'transposed', "
+        "'output_padding', 'groups', 'padding_mode', '_reversed_padding_repeated_twice']",
+        "['num_features', 'eps', 'momentum', 'affine', 'track_running_stats']",
+        "['value', 'padding']",
+        "['input_size', 'hidden_size', 'bias']",
+        "['num_embeddings', 'embedding_dim', 'padding_idx', 'max_norm', 'norm_type', 'scale_grad_by_freq', 'sparse']",
+        "['embed_dim', 'kdim', 'vdim', '_qkv_same_embed_dim', 'num_heads', 'dropout', 'batch_first', 'head_dim', "
+        "'bias_k', 'bias_v', 'add_zero_attn']",
+        "['reduction', 'ignore_index', 'label_smoothing']"]
+    assert out[10] == "0.1 dict_keys(['fc']) True"
+
+
+def test_hooks_registered_through_the_tables_pytorch_names():
+    """The hooks a script registers are in the tables PyTorch keeps them in, and still run."""
+    source = ("import torch\nfrom torch import nn\nm = nn.Linear(2, 2)\n"
+              "h = m.register_state_dict_pre_hook(lambda mod, prefix, keep: print('pre', prefix))\n"
+              "m.register_load_state_dict_post_hook(lambda mod, keys: print('post', keys))\n"
+              "m.register_load_state_dict_pre_hook(lambda *a: print('load pre', a[2]))\n"
+              "print([len(vars(m)[k]) for k in ('_state_dict_pre_hooks', '_load_state_dict_post_hooks', "
+              "'_load_state_dict_pre_hooks')])\nsd = m.state_dict()\nm.load_state_dict(sd)\nh.remove()\n"
+              "print(len(vars(m)['_state_dict_pre_hooks']))\n")
+    assert gradcli_output(source) == ("[1, 1, 1]\npre \nload pre \npost <All keys matched successfully>\n0\n")
+
+
+def test_frames_follow_calls_and_know_their_lines():
+    source = ("import inspect\ndef where():\n    f = inspect.currentframe().f_back\n"
+              "    return f.f_code.co_name, f.f_lineno\ndef caller():\n    x = 1\n    return where()\n"
+              "print(caller(), where())\n")
+    assert gradcli_output(source) == "('caller', 7) ('<module>', 8)\n"
+
+
+@pytest.mark.parametrize("source, message", [
+    ("class A:\n    pass\nvars(A())['__dict__'] = {}",
+     "3:1: AttributeError: setting '__dict__' through an object's __dict__ is outside gradcli's language"),
+    ("class A:\n    pass\nA().__dict__.update([('__call__', 1)])",
+     "3:1: AttributeError: setting '__call__' through an object's __dict__ is outside gradcli's language"),
+    ("import torch\nm = torch.nn.Linear(2, 2)\nm.__dict__['_modules'] = {}", "3:1: AttributeError: replacing '_modules' "
+     "in a module's __dict__ is outside gradcli's language: gradcli keeps the module's tables itself"),
+    ("import torch\nfrom torch.utils.data import DataLoader\nvars(DataLoader([1]))",
+     "3:1: AttributeError: 'DataLoader' object attribute '__dict__' is outside gradcli's language"),
+    ("import torch\nclass F(torch.autograd.Function):\n    pass\nvars(F)",
+     "4:1: AttributeError: type object 'F' attribute '__dict__' is outside gradcli's language"),
+    ("import torch\nvars(torch)", "2:1: NotImplementedError: gradcli does not implement vars() of a module"),
+])
+def test_what_stays_outside(source, message):
+    assert located_error(source) == message
