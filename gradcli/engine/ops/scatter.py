@@ -248,7 +248,8 @@ def scatter_add_inplace(self: Tensor, *args, **kwargs) -> Tensor:
                               values["src"])
 
 
-def _checked_index_add(x: np.ndarray, dim, idx: np.ndarray, y: np.ndarray, name: str = "index_add_") -> int:
+def _checked_index_add(x: np.ndarray, dim, idx: np.ndarray, y: np.ndarray, name: str = "index_add_",
+                       alpha=1) -> int:
     """index_add's checks (index_func_meta_impl and the kernel's bounds), in PyTorch's order and words;
     index_reduce_ shares the first under its own name (checked_index_bounds: its kernel's)."""
     d = wrap_dim(dim, x.ndim)
@@ -275,9 +276,11 @@ def _checked_index_add(x: np.ndarray, dim, idx: np.ndarray, y: np.ndarray, name:
     if name == "index_add_":
         bad = checked_index_bounds(x, d, idx)
         if bad is not None:
-            if x.ndim <= 1:         # the scalar loop's own check
-                raise IndexError("index out of range in self")
-            raise RuntimeError(f"index {bad} is out of bounds for dimension {d} with size {x.shape[d]}")
+            # PyTorch scatter-adds (alpha 1, an int64 index, along the first or last of several dims), whose check
+            # names the index; the scalar loop (one dim) and the slice-by-slice adds check in their own words
+            if x.ndim > 1 and alpha == 1 and idx.dtype == np.int64 and d in (0, x.ndim - 1):
+                raise RuntimeError(f"index {bad} is out of bounds for dimension {d} with size {x.shape[d]}")
+            raise IndexError("index out of range in self")
     return d
 
 
@@ -326,7 +329,7 @@ def _added(x: np.ndarray, d: int, idx: np.ndarray, y: np.ndarray, alpha) -> np.n
 def _index_add(a: Tensor, dim, index: Tensor, source: Tensor, alpha=1) -> Tensor:
     x, idx, y = a._a, index._a, source._a
     alpha = number_arg(alpha, "index_add", "alpha")
-    d = _checked_index_add(x, dim, idx, y)
+    d = _checked_index_add(x, dim, idx, y, alpha=alpha)
     out = _added(x, d, idx, y, alpha)
     return apply(INDEX_ADD, out, (a, source), (alpha, dim, index, y.ndim))
 
