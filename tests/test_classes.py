@@ -228,8 +228,8 @@ def test_completion_runs_no_script_code():
                                                               "'__func__' is outside gradcli's language"),
     ("class A:\n    def f(self):\n        return super().__getattribute__('x')\nA().f()",
      "3:16: AttributeError: 'super' object attribute '__getattribute__' is outside gradcli's language"),
-    ("class A:\n    pass\nsetattr(A, '__setattr__', print)", "3:1: AttributeError: type object 'A' attribute "
-                                                            "'__setattr__' is outside gradcli's language"),
+    ("class A:\n    pass\nsetattr(A, '__getattribute__', print)", "3:1: AttributeError: type object 'A' attribute "
+                                                                 "'__getattribute__' is outside gradcli's language"),
     ("class A:\n    pass\nsetattr(A(), '__dict__', {})", "3:1: AttributeError: 'A' object attribute '__dict__' is "
                                                        "outside gradcli's language"),
     ("class A:\n    pass\ngetattr(A, '__subclasses__')", "3:1: AttributeError: type object 'A' attribute "
@@ -244,7 +244,7 @@ def test_completion_runs_no_script_code():
      "6:5: AttributeError: 'A' object attribute '__context__' is outside gradcli's language"),
     ("import torch\nclass T(torch.Tensor):\n    pass", "2:1: TypeError: subclassing 'Tensor' is outside gradcli's "
                                                      "language: a script's class may derive from its own classes, "
-                                                     "object, the exception classes and the library classes gradcli "
+                                                     "object, dict, list, tuple, set, frozenset, a namedtuple, the collections' OrderedDict, defaultdict and Counter, the exception classes and the library classes gradcli "
                                                      "provides"),
     ("class A:\n    pass\nA.mro()", "3:1: AttributeError: type object 'A' attribute 'mro' is outside gradcli's "
                                     "language"),

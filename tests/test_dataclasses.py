@@ -170,10 +170,16 @@ def test_a_library_class_is_never_made_a_dataclass():
         "takes a class the script defines\nLinear(in_features=2, out_features=3, bias=True) False\n")
 
 
-def test_a_frozen_class_setattr_is_no_script_method():
-    """The class body still may not define __setattr__; @dataclass(frozen=True) adds Python's own."""
-    message = located_error(IMPORTS + "@dataclass(frozen=True)\nclass P:\n    x: int = 1\nP.__setattr__")
-    assert message.endswith("attribute '__setattr__' is outside gradcli's language")
+def test_a_frozen_class_setattr_is_guarded():
+    """@dataclass(frozen=True) adds its own __setattr__, which a script may read and call (CPython's error for a
+    field), guarded as every setter is; a class body defining __setattr__ is dataclasses' TypeError."""
+    message = located_error(IMPORTS + "@dataclass(frozen=True)\nclass P:\n    x: int = 1\nP.__setattr__(P(), 'x', 2)")
+    assert message == "6:1: dataclasses.FrozenInstanceError: cannot assign to field 'x'"
+    message = located_error(IMPORTS + "@dataclass(frozen=True)\nclass P:\n    x: int = 1\nP().__setattr__('__len__', 2)")
+    assert message.endswith("AttributeError: 'P' object attribute '__len__' is outside gradcli's language")
+    message = located_error(IMPORTS + "@dataclass(frozen=True)\nclass P:\n    x: int = 1\n"
+                            "    def __setattr__(self, n, v):\n        pass")
+    assert message == "3:2: TypeError: Cannot overwrite attribute __setattr__ in class P"
     assert gradcli_output(IMPORTS + "@dataclass\nclass A:\n    x: int = 1\n    def __post_init__(self):\n"
                           "        print('ok')\nA().__post_init__()\n") == "ok\nok\n"
 

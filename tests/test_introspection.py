@@ -1,15 +1,9 @@
 """vars(), locals(), globals(), an object's __dict__ and the inspect module, compared with CPython 3.11 (and with
 PyTorch 2.13 for torch.nn modules' __dict__); what a script writes into a __dict__ takes the rules of setattr."""
 
-import re
-
 import pytest
 
-from conftest import cpython_output, gradcli_output, located_error
-
-
-def _shown(text: str) -> str:
-    return re.sub(r"0x[0-9a-f]+", "0x", text)
+from conftest import cpython_output, gradcli_output, located_error, normalize
 
 
 SNIPPETS = [
@@ -77,7 +71,7 @@ SNIPPETS = [
 
 @pytest.mark.parametrize("snippet", SNIPPETS)
 def test_as_cpython(snippet):
-    assert _shown(gradcli_output(snippet + "\n")) == _shown(cpython_output(snippet + "\n"))
+    assert normalize(gradcli_output(snippet + "\n")) == normalize(cpython_output(snippet + "\n"))
 
 
 MODULE_KEYS = ['training', '_parameters', '_buffers', '_non_persistent_buffers_set', '_backward_pre_hooks',

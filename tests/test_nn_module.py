@@ -115,7 +115,7 @@ _OUTSIDE = "AttributeError: {} attribute '{}' is outside gradcli's language"
     ("net.__reduce__", _OUTSIDE.format("'Linear' object", "__reduce__")),
     ("type(net).__mro__", _OUTSIDE.format("type object 'Linear'", "__mro__")),
     ("nn.Module.__subclasses__", _OUTSIDE.format("type object 'Module'", "__subclasses__")),
-    ("net.__setattr__", _OUTSIDE.format("'Linear' object", "__setattr__")),
+    ("net.__setattr__('__class__', int)", _OUTSIDE.format("'Linear' object", "__class__")),
     ("setattr(net, '__class__', int)", _OUTSIDE.format("'Linear' object", "__class__")),
     ("net.parameters.__func__", _OUTSIDE.format("'method' object", "__func__")),
     ("net.parameters().gi_frame", _OUTSIDE.format("'generator' object", "gi_frame")),
@@ -123,8 +123,6 @@ _OUTSIDE = "AttributeError: {} attribute '{}' is outside gradcli's language"
     ("nn.Linear.reset_parameters.__code__", _OUTSIDE.format("'function' object", "__code__")),
     ("net._parameters.__reduce__", _OUTSIDE.format("'dict' object", "__reduce__")),
     ("net.weight.__reduce__", _OUTSIDE.format("'Tensor' object", "__reduce__")),
-    ("class Evil(nn.Module):\n    def __setattr__(self, n, v):\n        pass",
-     "SyntaxError: defining __setattr__ in a class is not part of gradcli's language"),
     ("class Evil(nn.Module):\n    def __getattribute__(self, n):\n        pass",
      "SyntaxError: defining __getattribute__ in a class is not part of gradcli's language"),
 ])

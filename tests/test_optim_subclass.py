@@ -64,7 +64,7 @@ def test_duplicate_parameters_warn_as_pytorch_does():
 def test_a_script_cannot_derive_from_other_engine_classes():
     assert located_error("import torch\nclass G(torch.Generator):\n    pass").endswith(
         "TypeError: subclassing 'Generator' is outside gradcli's language: a script's class may derive from its "
-        "own classes, object, the exception classes and the library classes gradcli provides")
+        "own classes, object, dict, list, tuple, set, frozenset, a namedtuple, the collections' OrderedDict, defaultdict and Counter, the exception classes and the library classes gradcli provides")
 
 
 EMB = "import torch\nimport torch.nn.functional as F\nw = torch.tensor([[3.0, 4.0], [0.3, 0.4]])\n"

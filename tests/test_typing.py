@@ -242,9 +242,6 @@ def test_pytorch_classes_print_as_pytorch_names_them(form, printed):
     ("from typing import Protocol", "1:1: NotImplementedError: gradcli does not implement typing.Protocol"),
     ("from typing import NamedTuple\nclass B:\n    pass\nclass A(NamedTuple, B):\n    x: int",
      "4:1: TypeError: can only inherit from a NamedTuple type and Generic"),
-    ("from typing import NamedTuple\nclass A(NamedTuple):\n    x: int\nclass B(A):\n    pass",
-     "4:1: TypeError: subclassing 'A' is outside gradcli's language: a script's class may derive from its own "
-     "classes, object, the exception classes and the library classes gradcli provides"),
     ("import typing\ntyping.get_type_hints", "2:1: NotImplementedError: gradcli does not implement typing.get_type_hints"),
     ("import typing\ntyping.Nothing", "2:1: AttributeError: module 'typing' has no attribute 'Nothing'"),
     ("from typing import Nothing", "1:1: ImportError: cannot import name 'Nothing' from 'typing' (unknown location)"),
@@ -305,3 +302,11 @@ def test_a_generic_class_reaches_no_more(expression):
     source = (IMPORTS + "from typing import TypeVar, Generic\nT = TypeVar('T')\nclass Box(Generic[T]):\n    pass\n"
               f"x = {expression}\n")
     assert located_error(source).endswith("is outside gradcli's language")
+
+
+def test_a_named_tuples_subclass_as_cpython():
+    """class B(A) of a typing.NamedTuple class A: a tuple with A's fields and B's methods (CPython 3.11)."""
+    source = ("from typing import NamedTuple\nclass A(NamedTuple):\n    x: int\n    def double(self):\n"
+              "        return self.x * 2\nclass B(A):\n    def triple(self):\n        return self.x * 3\nb = B(2)\n"
+              "print(b, b.double(), b.triple(), isinstance(b, A), B._fields, b._replace(x=5))\n")
+    assert gradcli_output(source) == cpython_output(source)

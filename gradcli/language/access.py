@@ -277,7 +277,7 @@ def get_attr(obj, name: str):
         return get_method(obj, name)        # an enum and its members, likewise
     value = get_method(obj, name)
     if callable(value) and value.__class__ is not Builtin and not pycollections.holds(obj, name) \
-            and name not in _HOLDERS.get(cls, ()):
+            and name not in _HOLDERS.get(cls, ()) and value.__class__ not in _SPECIALS_AS_THEY_ARE:
         if obj.__class__ is Tensor:
             return Builtin("torch.Tensor", name, value)
         return Builtin(_method_namespace(obj, name), name, value, obj)
@@ -500,6 +500,8 @@ def _class_attribute(obj, name: str):
         return _SCRIPT_METHODS[str].get(name) or _BOUNDED_METHODS[str].get(name) or getattr(str, name)
     if name == "fromkeys" and getattr(obj, "original", obj) is dict:
         return _dict_fromkeys
+    if name in classes.SPECIAL_METHODS and (obj is object or getattr(obj, "original", None) in classes.CONTAINER_BASES):
+        return _unbound_special(getattr(obj, "original", obj), name)
     if name == "from_iterable" and obj is _itertools.chain:
         return _itertools.chain.from_iterable       # (lazy: what takes its items is bounded, as for chain itself)
     if name == "__cause__" and isinstance(obj, BaseException):
@@ -527,6 +529,8 @@ def _class_attribute(obj, name: str):
     if name in _OS_ERROR and isinstance(obj, OSError):        # torch.load's FileNotFoundError: its parts
         return getattr(obj, name)
     target = obj.original if obj.__class__ is bounds.Bounded else obj       # list, Counter as scripts hold them
+    while target.__class__ in _SPECIALS_AS_THEY_ARE:
+        target = target.function
     # (a value standing for one of Python's, as sys.stdout does, names what Python's has: PYTHON_NAMES)
     if hasattr(target, name) or name in getattr(type(target), "PYTHON_NAMES", ()):
         reason = REFUSED_HELD.get(target.__class__, {}).get(name)
@@ -537,6 +541,26 @@ def _class_attribute(obj, name: str):
                              obj=obj)
     _refuse_pytorch_api(obj, name)
     raise AttributeError(f"'{type_name(obj)}' object has no attribute '{name}'", name=name, obj=obj)
+
+
+def _unbound_special(cls, name: str):
+    """`object.__setattr__`, `dict.__getitem__`, `list.__len__`: the special method of a class a script may derive
+    from, unbound, for a class body to take (`__getattr__ = dict.__getitem__`) or a method to call on its object.
+    The setters come guarded (classes.GuardedSetter); the methods that change a dict or a list refuse an object's
+    __dict__ (classes.AttributeDict), which takes what setattr takes only through its own methods."""
+    if not hasattr(cls, name):
+        raise AttributeError(f"type object '{cls.__name__}' has no attribute '{name}'", name=name, obj=cls)
+    function = getattr(cls, name)
+    if name in classes.SETTERS:
+        return classes.GuardedSetter(function, f"type object '{cls.__name__}'", False)
+    return classes.ContainerSlot(function, name in _CHANGING_SLOTS)
+
+
+_CHANGING_SLOTS = frozenset(("__init__", "__setitem__", "__delitem__", "__ior__", "__iadd__", "__imul__"))
+
+
+# (the unbound special methods above print as CPython's and bind as functions: held as they are, not as a Builtin)
+_SPECIALS_AS_THEY_ARE = (classes.GuardedSetter, classes.ContainerSlot)
 
 
 # gradcli's classes whose PyTorch counterparts' public attributes gradcli/data/torch_api.z lists (nn.Module
@@ -604,6 +628,8 @@ def _refuse_internal(obj, name: str) -> None:
         real = int if prefix.startswith("type object") else len
     else:
         real = obj.original if obj.__class__ is bounds.Bounded else obj
+        while real.__class__ in _SPECIALS_AS_THEY_ARE:     # what it stands for: a slot wrapper, a bound method
+            real = real.function
         if obj.__class__ in _PYTHON_OBJECTS:        # a script's function or method: what Python's have
             real = _refuse_internal
         prefix = f"'{type_name(obj)}' object"

@@ -11,9 +11,11 @@ the messages of its errors ("'Net' object has no attribute 'fc'").
 Scripts never reach these objects through Python's own attribute machinery: every `obj.name` goes through
 gradcli.language.access, which hands script classes and instances to the functions below. They allow
 what a script's own objects have (attributes it set, methods it defined, `_`-prefixed names included) and
-the special methods of SPECIAL_METHODS; Python's internals (`__class__`, `__dict__`, `__globals__`,
-`__subclasses__`...) stay out of reach, and a class body may define no special method Python would call
-outside the language (`__new__`, `__del__`, `__getattribute__`, `__setattr__`, `__init_subclass__`...).
+the special methods of SPECIAL_METHODS; Python's internals (`__class__`, `__globals__`, `__subclasses__`...)
+stay out of reach (an object's `__dict__` comes as an AttributeDict, which takes the rules of setattr), and a
+class body may define no special method Python would call
+outside the language (`__new__`, `__del__`, `__getattribute__`, `__init_subclass__`...); `__setattr__` and
+`__delattr__` may be defined, and come guarded to whatever reads them (GuardedSetter).
 
 A library class that scripts subclass (torch.nn.Module, torch.autograd.Function...) is a ScriptType
 class gradcli defines in Python: a script class derives from it as from its own classes. The engine's
@@ -24,11 +26,13 @@ script class deriving from one is a ScriptType class all the same.
 from __future__ import annotations
 
 import builtins
+import collections
+import functools
 import weakref
 from types import MappingProxyType, MethodType
 
 from gradcli.engine.addresses import address
-from gradcli.language import bounds
+from gradcli.language import bounds, pycollections
 from gradcli.language.bounds import Bounded
 
 # The special methods a class may define: the ones Python calls for the operations scripts use.
@@ -37,9 +41,13 @@ SPECIAL_METHODS = frozenset(
      "__reversed__", "__contains__", "__repr__", "__str__", "__format__", "__hash__", "__bool__", "__eq__",
      "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__neg__", "__pos__", "__abs__", "__invert__", "__int__",
      "__float__", "__complex__", "__index__", "__round__", "__enter__", "__exit__", "__getattr__", "__divmod__", "__rdivmod__",
-     "__copy__", "__deepcopy__", "__post_init__"]
+     "__copy__", "__deepcopy__", "__post_init__", "__setattr__", "__delattr__"]
     + [f"__{p}{op}__" for op in ("add", "sub", "mul", "matmul", "truediv", "floordiv", "mod", "pow", "and", "or",
                                   "xor", "lshift", "rshift") for p in ("", "r", "i")])
+# The special methods that set and delete attributes: a class may define them, and what reads them (obj.__setattr__,
+# super().__setattr__, object.__setattr__, Cls.__setattr__) gets them guarded (GuardedSetter), so that no call of
+# them sets a name `obj.name = value` would refuse
+SETTERS = frozenset(("__setattr__", "__delattr__"))
 # Dunder names a class body may bind besides the special methods.
 CLASS_DUNDERS = frozenset({"__module__", "__qualname__", "__doc__", "__annotations__", "__match_args__", "__slots__"})
 # Dunder attributes a script may read on a class (`type(x).__name__`) besides its special methods.
@@ -89,8 +97,17 @@ LIBRARY_BASES: dict = {}
 
 
 def _allowed_base(base) -> bool:
-    return type(base) is ScriptType or base is ScriptObject or (
+    return type(base) is ScriptType or base is ScriptObject or base in CONTAINER_BASES or \
+        base in pycollections.NAMEDTUPLES or (
         isinstance(base, type) and issubclass(base, Exception) and base.__module__ == "builtins")
+
+
+# Python's containers a script's class may derive from (`class Config(dict)`, `class History(list)`): its
+# instances are dicts and lists with the script's methods, as in CPython
+CONTAINER_BASES = frozenset((dict, list, tuple, set, frozenset, collections.OrderedDict, collections.defaultdict,
+                             collections.Counter))
+# what a class deriving from a namedtuple (`class Point(namedtuple('Point', 'x y'))`) reads of it
+_NAMEDTUPLE_CLASS_NAMES = frozenset(("_fields", "_field_defaults", "_make"))
 
 
 # Bases that make the class themselves (typing.NamedTuple), by the id of the value that names them -> a function
@@ -177,14 +194,17 @@ def _make_class(name: str, bases: list, namespace: dict):
         library = LIBRARY_BASES.get(id(base))
         if base is object:
             base = ScriptObject
+        elif original in CONTAINER_BASES:
+            base = original
         elif library is not None:
             base = library
         elif not _allowed_base(base):
             text = repr(original if original is not None else base)
             if text.startswith("<class '"):
                 raise TypeError(f"subclassing '{text[8:-2].rpartition('.')[2]}' is outside gradcli's language: a "
-                                "script's class may derive from its own classes, object, the exception classes "
-                                "and the library classes gradcli provides")
+                                "script's class may derive from its own classes, object, dict, list, tuple, set, "
+                                "frozenset, a namedtuple, the collections' OrderedDict, defaultdict and Counter, the "
+                                "exception classes and the library classes gradcli provides")
             raise TypeError(f"a class cannot derive from {text}: bases must be classes")
         real.append(base)
     if not any(issubclass(b, (ScriptObject, BaseException)) or type(b) is ScriptType for b in real):
@@ -336,16 +356,72 @@ def instance_attr(obj, name: str):
     """`obj.name` for an instance of a script class."""
     if (name == "__doc__" or name == "__module__") and type(obj).__module__ == "__main__":     # its class's
         return getattr(type(obj), name)
-    if name[:2] == "__" and is_dunder(name) and name not in SPECIAL_METHODS and not (
-            name == DATACLASS_INFO and hasattr(type(obj), name)):
-        if name == "__dict__":
-            return instance_dict(obj)
-        if name == "__cause__" and isinstance(obj, BaseException):
-            return exception_cause(obj)
-        if name == "__slots__":
-            return _slots(type(obj), f"'{type(obj).__name__}' object")
-        raise _refused(type(obj).__name__, name)
+    if name[:2] == "__":
+        if name in SETTERS:
+            return GuardedSetter(getattr(obj, name), f"'{type(obj).__name__}' object", True)
+        if is_dunder(name) and name not in SPECIAL_METHODS and not (
+                name == DATACLASS_INFO and hasattr(type(obj), name)):
+            if name == "__dict__":
+                return instance_dict(obj)
+            if name == "__cause__" and isinstance(obj, BaseException):
+                return exception_cause(obj)
+            if name == "__slots__":
+                return _slots(type(obj), f"'{type(obj).__name__}' object")
+            raise _refused(type(obj).__name__, name)
     return getattr(obj, name)
+
+
+class GuardedSetter:
+    """`__setattr__` / `__delattr__` as a script holds it (bound to an object, or unbound: `object.__setattr__`,
+    `Cls.__setattr__`): the function itself, called only with a name `obj.name = value` takes (no dunder: an
+    instance's `__array_interface__` is where numpy would look). It binds as a function does, so a class may
+    take one as its own (`__setattr__ = object.__setattr__`)."""
+
+    __slots__ = ("function", "kind", "bound")
+
+    def __init__(self, function, kind: str, bound: bool):
+        self.function = function
+        self.kind = kind            # how the refusal names the object: "'Net' object", "type object 'A'"
+        self.bound = bound
+
+    def __call__(self, *args, **kwargs):
+        name = args[0] if self.bound else (args[1] if len(args) > 1 else None)
+        if name.__class__ is str and is_dunder(name):
+            kind = self.kind if self.bound or not args else f"'{type(args[0]).__name__}' object"
+            raise AttributeError(f"{kind} attribute '{name}' is outside gradcli's language")
+        return self.function(*args, **kwargs)
+
+    def __get__(self, obj, owner=None):
+        if obj is None or self.bound:
+            return self
+        return GuardedSetter(MethodType(self.function, obj), f"'{type(obj).__name__}' object", True)
+
+    def __repr__(self) -> str:
+        return repr(self.function)
+
+
+class ContainerSlot:
+    """dict.__getitem__, dict.__setitem__ as scripts hold them: the method itself, which binds as a function does (a
+    class may take it: `__getattr__ = dict.__getitem__`); one that changes the container is refused for an object's
+    __dict__ (whose writes go through its own checked methods)."""
+
+    __slots__ = ("function", "changes")
+
+    def __init__(self, function, changes: bool):
+        self.function = function
+        self.changes = changes
+
+    def __call__(self, *args, **kwargs):
+        if self.changes and args and args[0].__class__ is AttributeDict:
+            raise TypeError(f"{self.function.__qualname__}() of an object's __dict__ is outside gradcli's language: "
+                            "write into it with its own methods")
+        return self.function(*args, **kwargs)
+
+    def __get__(self, obj, owner=None):
+        return self if obj is None else MethodType(self, obj)
+
+    def __repr__(self) -> str:
+        return repr(self.function)
 
 
 def exception_cause(exc: BaseException):
@@ -357,6 +433,8 @@ def exception_cause(exc: BaseException):
 def class_attr(cls, name: str):
     """`Cls.name` for a script class: what its classes define (never the metaclass's `mro` and the like)."""
     if name[:2] == "__" and is_dunder(name):
+        if name in SETTERS:
+            return GuardedSetter(getattr(cls, name), f"type object '{cls.__name__}'", False)
         if name in SPECIAL_METHODS or name in CLASS_INFO:
             return getattr(cls, name)
         if name == "__dict__" and cls in _SCRIPT_MADE:
@@ -377,6 +455,8 @@ def class_attr(cls, name: str):
         for klass in cls.__mro__:
             if type(klass) is ScriptType and name in klass.__dict__:
                 return getattr(cls, name)
+            if klass in pycollections.NAMEDTUPLES and name in _NAMEDTUPLE_CLASS_NAMES:    # a namedtuple's subclass
+                return functools.partial(pycollections.namedtuple_make, cls) if name == "_make" else getattr(cls, name)
         if not hasattr(cls, name):
             if name == "register" and cls in ABSTRACT_AWARE:      # ABCMeta's virtual subclasses
                 if cls in _SCRIPT_MADE:
@@ -419,6 +499,8 @@ def super_attr(proxy, name: str):
     """`super().name`."""
     if name[:2] == "__" and is_dunder(name) and name not in SPECIAL_METHODS:
         raise _refused("super", name)
+    if name in SETTERS:
+        return GuardedSetter(getattr(proxy, name), f"'{type(proxy.__self__).__name__}' object", True)
     return getattr(proxy, name)
 
 
@@ -572,7 +654,7 @@ DICT_KEEPS: dict = {}
 
 
 def _plain_base(klass) -> bool:
-    return klass is ScriptObject or klass is object or klass in _SCRIPT_MADE or (
+    return klass is ScriptObject or klass is object or klass in _SCRIPT_MADE or klass in CONTAINER_BASES or (
         isinstance(klass, type) and issubclass(klass, BaseException) and klass.__module__ == "builtins")
 
 

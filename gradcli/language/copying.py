@@ -61,7 +61,7 @@ for _cls in (PicklingError, UnpicklingError):
 
 # the storages already copied in one deepcopy, by id(memo): {id(root array): new root array}
 _STORAGES: dict = {}
-# True while pickled() copies: pickle's rules instead of deepcopy's (see pickled)
+# "save" or "load" while pickled() copies: pickle's rules instead of deepcopy's (see pickled)
 _PICKLING = [False]
 
 
@@ -83,13 +83,14 @@ def deepcopy(x, memo=None):
             del _STORAGES[id(memo)]
 
 
-def pickled(x):
+def pickled(x, loading: bool = False):
     """What pickling x and unpickling it gives (torch.save, then torch.load; gradcli.language.saving): a copy
     as deepcopy makes it, except that a tensor with a history is saved too (a leaf again, keeping
     requires_grad), no tensor keeps its .grad, a class's __deepcopy__ is not called, and functions go by
     name: a script's top-level function or method comes back as itself, a lambda or a nested function
-    is pickle's error."""
-    _PICKLING[0] = True
+    is pickle's error. Saving runs none of the script's code (pickle only reduces objects); `loading` makes
+    objects as the unpickler does (a script's OrderedDict subclass is called, its items set through it)."""
+    _PICKLING[0] = "load" if loading else "save"
     try:
         return deepcopy(x)
     finally:
@@ -166,6 +167,8 @@ def _deep_instance(x, cls, memo):
         y = copier(x, memo)
         memo[id(x)] = y
         return y
+    if isinstance(x, _CONTAINERS):
+        return _container(x, cls, lambda v: _deep(v, memo), memo)
     y = cls.__new__(cls)
     memo[id(x)] = y
     if isinstance(x, BaseException):
@@ -175,6 +178,80 @@ def _deep_instance(x, cls, memo):
         y.__dict__.update(_deep(state, memo))
     for name, value in slot_values(x, cls):
         setattr(y, name, _deep(value, memo))
+    return y
+
+
+def _container(x, cls, copied, memo=None):
+    """A copy of an object of a script's class deriving from dict or list (classes.CONTAINER_BASES), made as CPython
+    makes one from the class's reduction: a Counter anew from its items, a defaultdict by calling the class with its
+    default factory (neither keeps its attributes), an OrderedDict by calling the class, a dict or list without
+    calling it; then its attributes, then its items through the class's own item setting and append (the
+    unpickler's extend). What torch.save keeps is made running none of the script's code, as pickling runs none."""
+    saving = _PICKLING[0] == "save"
+    base = next(b for b in cls.__mro__ if b in classes.CONTAINER_BASES)
+    if base is tuple or base is set or base is frozenset:
+        return _collection(x, cls, base, copied, memo, saving)
+    if saving:
+        y = base.__new__(cls)
+        if base is collections.defaultdict:
+            collections.defaultdict.__init__(y, copied(x.default_factory))
+    elif base is collections.Counter:
+        y = cls(copied(dict(x)))
+    elif base is collections.defaultdict:
+        y = cls(copied(x.default_factory))
+    elif base is collections.OrderedDict:
+        y = cls()
+    else:
+        y = cls.__new__(cls)
+    if memo is not None:
+        memo[id(x)] = y
+    if base is collections.Counter and not saving:
+        return y
+    state = _state(x, cls)
+    if state and (saving or base is not collections.defaultdict):
+        y.__dict__.update(copied(state))
+    if base is list:
+        items = [copied(item) for item in list(x)]
+        if saving:
+            list.extend(y, items)
+        elif _PICKLING[0] == "load":
+            y.extend(items)
+        else:
+            for item in items:
+                y.append(item)
+    else:
+        for key, value in list(x.items()):
+            if saving:
+                base.__setitem__(y, copied(key), copied(value))
+            else:
+                y[copied(key)] = copied(value)
+    return y
+
+
+_CONTAINERS = (dict, list, tuple, set, frozenset)
+
+
+def _collection(x, cls, base, copied, memo, saving: bool):
+    """A copy of an object of a script's class deriving from tuple (a namedtuple's included), set or frozenset, as
+    CPython makes one: a tuple's made by the class's __new__ from its items (a namedtuple's __new__ takes them one
+    by one), a set's by calling the class with their list (what torch.save keeps is made without calling it); then
+    its attributes."""
+    if base is tuple:
+        items = copied(tuple(x))
+        namedtuple = any(k in pycollections.NAMEDTUPLES for k in cls.__mro__)
+        y = cls.__new__(cls, *items) if namedtuple else cls.__new__(cls, items)
+    elif saving:
+        y = base.__new__(cls)
+        base.__init__(y, copied(list(x)))
+    else:
+        y = cls(copied(list(x)))
+    if memo is not None:
+        memo[id(x)] = y
+    state = _state(x, cls)
+    if state:
+        y.__dict__.update(copied(state))
+    for name, value in slot_values(x, cls):
+        setattr(y, name, copied(value))
     return y
 
 
@@ -298,6 +375,8 @@ def copy(x):
         copier = _special(cls, "__copy__")
         if copier is not None:
             return copier(x)
+        if isinstance(x, _CONTAINERS):
+            return _container(x, cls, lambda v: v)
         y = cls.__new__(cls)
         if isinstance(x, BaseException):
             y.args = x.args

@@ -161,7 +161,7 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
         refused = _first_global(kept, set())
         if refused is not None:
             raise _copying().UnpicklingError(_WEIGHTS_ONLY.format(refused))
-    value = _copying().pickled(kept)
+    value = _copying().pickled(kept, loading=True)
     _map(value, map_location)
     return value
 

@@ -1775,6 +1775,8 @@ def type_name(obj) -> str:
     name = _TYPE_NAMES.get(cls)
     if name is not None:
         return name
+    if cls is classes.GuardedSetter or cls is classes.ContainerSlot:     # what it stands for
+        return type_name(obj.function)
     if _sparse_tensor(obj):
         return "Tensor"
     if cls is bounds.Bounded:               # a bounded builtin: the type of what it stands for

@@ -1,0 +1,117 @@
+"""A script's classes deriving from dict, list, OrderedDict, defaultdict and Counter, and classes defining
+__setattr__ / __delattr__, compared with CPython 3.11 (copies and torch.save with PyTorch 2.13); whatever reads
+a setter or a container's special method gets it guarded by the rules of setattr."""
+
+import pytest
+
+from conftest import cpython_output, gradcli_output, located_error, normalize
+
+
+SNIPPETS = [
+    # the one-line AttrDict, and one written out
+    "import json\nclass AttrDict(dict):\n    __getattr__ = dict.__getitem__\n    __setattr__ = dict.__setitem__\n"
+    "    __delattr__ = dict.__delitem__\ncfg = AttrDict(lr=0.1, epochs=3)\ncfg.bs = 32\n"
+    "print(cfg.lr, cfg['epochs'], len(cfg), cfg, isinstance(cfg, dict), type(cfg).__name__)\ndel cfg.bs\n"
+    "print(cfg, json.dumps(cfg), dict(cfg), {**cfg}, sorted(cfg), 'lr' in cfg, cfg.get('x', 0))\n"
+    "try:\n    cfg.missing\nexcept KeyError as e:\n    print('KeyError', e)\n"
+    "print(AttrDict.__getattr__, AttrDict.__setattr__)",
+    "import copy\nclass Config(dict):\n    def __init__(self, *args, **kwargs):\n        super().__init__(*args, **kwargs)\n"
+    "        self.frozen = False\n    def __getattr__(self, name):\n        try:\n            return self[name]\n"
+    "        except KeyError:\n            raise AttributeError(name) from None\n    def __setattr__(self, name, value):\n"
+    "        if name == 'frozen':\n            object.__setattr__(self, name, value)\n        else:\n"
+    "            self[name] = value\nc = Config(a=1)\nc.b = 2\nprint(c, c.a, c.frozen, vars(c), hasattr(c, 'zz'))\n"
+    "d = copy.deepcopy(c)\ne = copy.copy(c)\nprint(d, type(d).__name__, d.frozen, e, e is c, e == c)",
+    # a list with methods; slicing and + give lists, as in CPython
+    "import copy\nclass History(list):\n    def best(self):\n        return min(self)\n    def __repr__(self):\n"
+    "        return f'History({list.__repr__(self)})'\nh = History([3.0, 1.0, 2.0])\nh.append(0.5)\n"
+    "print(h, h.best(), len(h), h[1:], type(h[1:]).__name__, sorted(h), h + [9], h * 2, list(reversed(h)))\n"
+    "h2 = copy.deepcopy(h)\nh2.append(7)\nh.note = 'n'\nprint(h2, h, type(h2).__name__, vars(h), vars(copy.copy(h)))",
+    # the collections' classes: overridden item setting, defaults, counts; copies as CPython makes them
+    "import copy\nfrom collections import OrderedDict, defaultdict, Counter\nclass LastUpdated(OrderedDict):\n"
+    "    def __setitem__(self, key, value):\n        super().__setitem__(key, value)\n        self.move_to_end(key)\n"
+    "o = LastUpdated()\no['a'] = 1\no['b'] = 2\no['a'] = 3\nprint(o, list(o), copy.deepcopy(o))\n"
+    "class DD(defaultdict):\n    pass\nd = DD(list)\nd['x'].append(1)\nd.note = 'n'\nd2 = copy.deepcopy(d)\n"
+    "print(d2, vars(d2), d2.default_factory, vars(d))\nclass Tally(Counter):\n    def top(self):\n"
+    "        return self.most_common(1)[0]\nt = Tally('abracadabra')\nt.note = 1\n"
+    "print(t.top(), t['a'], t['z'], copy.deepcopy(t), vars(copy.copy(t)))",
+    # a namedtuple's subclass (CPython's documented idiom), a tuple, a set and a frozenset
+    "import copy\nfrom collections import namedtuple\nclass Point(namedtuple('Point', 'x y')):\n    __slots__ = ()\n"
+    "    @property\n    def norm(self):\n        return (self.x ** 2 + self.y ** 2) ** 0.5\n    def __str__(self):\n"
+    "        return f'Point: x={self.x:6.3f} y={self.y:6.3f} norm={self.norm:6.3f}'\np = Point(3, 4)\n"
+    "print(p, repr(p), p.norm, p._replace(x=1), p._asdict(), Point._fields, Point._make([5, 6]), p + (1,))\n"
+    "print(copy.deepcopy(p), type(copy.copy(p)).__name__)\nclass Tag(tuple):\n    pass\nt = Tag((1, [2]))\n"
+    "t.note = 'x'\nt2 = copy.deepcopy(t)\nprint(t2, type(t2).__name__, t2[1] is t[1], vars(t2))\n"
+    "class Bag(set):\n    def __init__(self, *a):\n        print('Bag init', a)\n        super().__init__(*a)\n"
+    "b = Bag([1, 2])\nprint(sorted(copy.deepcopy(b)), type(copy.copy(b)).__name__)\nclass F(frozenset):\n"
+    "    pass\nprint(copy.copy(F([1])), hash(F([1])) == hash(frozenset([1])))",
+    # __setattr__ and __delattr__ of a plain class, through super() and object
+    "class P:\n    def __init__(self):\n        self.x = 1\n    def __setattr__(self, name, value):\n"
+    "        print('set', name, value)\n        super().__setattr__(name, value)\n    def __delattr__(self, name):\n"
+    "        print('del', name)\n        object.__delattr__(self, name)\np = P()\np.y = 2\nsetattr(p, 'z', 3)\n"
+    "del p.y\ndelattr(p, 'z')\nprint(vars(p))\nclass Q:\n    __setattr__ = object.__setattr__\nq = Q()\nq.a = 1\n"
+    "print(vars(q), dict.__getitem__({'k': 5}, 'k'), list.__len__([1, 2]), object.__setattr__)",
+]
+
+
+@pytest.mark.parametrize("snippet", SNIPPETS)
+def test_as_cpython(snippet):
+    assert normalize(gradcli_output(snippet + "\n")) == normalize(cpython_output(snippet + "\n"))
+
+
+def test_a_modules_setattr_and_saving_as_pytorch():
+    """Checked against PyTorch 2.13: a module's own __setattr__ sees what PyTorch's code sets through it (train()
+    sets `training` on each module); torch.save runs none of the script's code, torch.load calls an OrderedDict
+    subclass as the unpickler does."""
+    source = ("import copy, io\nimport torch\nfrom torch import nn\nfrom collections import OrderedDict\n"
+              "class Net(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+              "        self.fc = nn.Linear(2, 2)\n    def __setattr__(self, name, value):\n"
+              "        print('setting', name, type(value).__name__)\n        super().__setattr__(name, value)\n"
+              "    def __delattr__(self, name):\n        print('deleting', name)\n        super().__delattr__(name)\n"
+              "n = Net()\nn.train(False)\nn.scale = 2.0\nn.w = nn.Parameter(torch.ones(1))\ndel n.w\n"
+              "class OD(OrderedDict):\n    def __init__(self, *a, **k):\n        print('OD init', a, k)\n"
+              "        super().__init__(*a, **k)\n        self.tag = 't'\nclass L(list):\n    pass\nbuf = io.BytesIO()\n"
+              "torch.save({'hist': L([1, 2]), 'd': OD(b=2)}, buf)\nbuf.seek(0)\nr = torch.load(buf, weights_only=False)\n"
+              "print(r, type(r['hist']).__name__, r['d'].tag)\n")
+    assert gradcli_output(source) == (
+        "setting fc Linear\nsetting training bool\nsetting scale float\nsetting w Parameter\ndeleting w\n"
+        "OD init () {'b': 2}\nOD init () {}\n{'hist': [1, 2], 'd': OD([('b', 2)])} L t\n")
+
+
+_OUTSIDE = "AttributeError: {} attribute '{}' is outside gradcli's language"
+
+
+@pytest.mark.parametrize("source, message", [
+    ("class A:\n    pass\na = A()\na.__setattr__('__class__', int)", "4:1: " + _OUTSIDE.format("'A' object", "__class__")),
+    ("class A:\n    pass\nobject.__setattr__(A(), '__array_interface__', {})",
+     "3:1: " + _OUTSIDE.format("'A' object", "__array_interface__")),
+    ("class A:\n    def f(self):\n        super().__setattr__('__len__', 1)\nA().f()",
+     "3:9: " + _OUTSIDE.format("'A' object", "__len__")),
+    ("class A:\n    pass\nA.__setattr__(A(), '__index__', 1)", "3:1: " + _OUTSIDE.format("'A' object", "__index__")),
+    ("class A:\n    __setattr__ = object.__setattr__\na = A()\na.__setattr__('__iter__', 1)",
+     "4:1: " + _OUTSIDE.format("'A' object", "__iter__")),
+    ("class A:\n    x = 1\na = A()\na.__delattr__('__class__')", "4:1: " + _OUTSIDE.format("'A' object", "__class__")),
+    ("class A:\n    pass\ndict.__setitem__(vars(A()), '__array_interface__', {})",
+     "3:1: TypeError: dict.__setitem__() of an object's __dict__ is outside gradcli's language: write into it with "
+     "its own methods"),
+    ("class A:\n    pass\ndict.__init__(vars(A()), __len__=1)",
+     "3:1: TypeError: dict.__init__() of an object's __dict__ is outside gradcli's language: write into it with its "
+     "own methods"),
+    ("class A:\n    pass\ndict.__ior__(vars(A()), {'__len__': 1})",
+     "3:1: TypeError: dict.__ior__() of an object's __dict__ is outside gradcli's language: write into it with its "
+     "own methods"),
+    ("class A:\n    pass\nA().__setattr__.function", "3:1: AttributeError: 'method-wrapper' object has no attribute "
+     "'function'"),
+    ("class A:\n    pass\nA().__setattr__.__self__", "3:1: " + _OUTSIDE.format("'method-wrapper' object", "__self__")),
+    ("class A(dict):\n    __setattr__ = dict.__setitem__\nA.__setattr__.function", "3:1: AttributeError: "
+     "'wrapper_descriptor' object has no attribute 'function'"),
+    ("dict.update", "1:1: " + _OUTSIDE.format("'type' object", "update")),
+    ("class S(str):\n    pass", "1:1: TypeError: subclassing 'str' is outside gradcli's language: a script's class "
+     "may derive from its own classes, object, dict, list, tuple, set, frozenset, a namedtuple, the collections' OrderedDict, defaultdict and Counter, the exception classes and the library classes gradcli provides"),
+    ("class A:\n    def __getattribute__(self, name):\n        return 1", None),
+])
+def test_what_stays_outside(source, message):
+    if message is None:     # a syntax-level refusal: the class body names a special method outside the language
+        with pytest.raises(Exception, match="__getattribute__"):
+            gradcli_output(source + "\n")
+        return
+    assert located_error(source) == message
