@@ -227,13 +227,23 @@ def _deep_tensor(t: Tensor, memo) -> Tensor:
             budget.check_tensor(t._a.shape, t._a.itemsize)
         y = parameter.mark(_new_leaf(t._a.copy(), t.requires_grad))
         memo[id(t)] = y
+        if _PICKLING[0]:            # (its pickled state keeps the script's attributes; its deepcopy does not)
+            _deep_own(t, y, memo)
         return parameter.carry_uninitialized(t, y)       # a lazy module's placeholder stays one
     y = _new_leaf(_copied_storage(t._a, _STORAGES.setdefault(id(memo), {})), t.requires_grad)
     parameter.carry_uninitialized(t, y)
     if t.grad is not None and not _PICKLING[0]:
         y.grad = _deep_tensor(t.grad, memo)
     memo[id(t)] = y
+    _deep_own(t, y, memo)
     return y
+
+
+def _deep_own(t: Tensor, y: Tensor, memo) -> None:
+    """The script's own attributes of `t` (x.g = ...), deep-copied onto its copy `y`, as its __dict__ is."""
+    own = getattr(t, "_attrs", None)
+    if own:
+        y._attrs = _deep(own, memo)
 
 
 def _new_leaf(a: np.ndarray, requires_grad: bool) -> Tensor:
@@ -286,6 +296,9 @@ def copy(x):
         return cls(*x)
     if cls is Tensor:                       # PyTorch's pickling path: a leaf on the same data, no grad
         y = parameter.carry_uninitialized(x, _new_leaf(x._a, x.requires_grad))
+        own = getattr(x, "_attrs", None)
+        if own:
+            y._attrs = dict(own)            # (its __dict__, copied shallowly)
         return parameter.mark(y) if parameter.is_parameter(x) else y
     if cls is types.MethodType:
         return x
