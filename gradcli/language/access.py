@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import itertools as _itertools
 import sys
-from types import GeneratorType, MethodType
+from types import FunctionType, GeneratorType, MethodType
 
 from gradcli.language import bounds, classes, formatting, pycollections
 from gradcli.language import torchapi
@@ -467,6 +467,15 @@ def _sparse_attr(obj, name: str):
     raise _missing("torch.Tensor", name, f"'Tensor' object has no attribute '{name}'", obj)
 
 
+# functools.partial's parts; gradcli's own partials (a list's method, a namedtuple's _make) keep theirs
+_PARTIAL_PARTS = _HOLDERS[functools.partial] = frozenset(("func", "args", "keywords"))
+
+
+def _gradcli_function(func) -> bool:
+    """Whether `func` is one of gradcli's own Python functions (a script's are compiler.ScriptFunction)."""
+    return func.__class__ is FunctionType and func.__module__.startswith("gradcli.")
+
+
 def _dict_fromkeys(*args, **kwargs) -> dict:
     """dict.fromkeys: the keys taken within the bound of a dict before the dict is built."""
     if kwargs:
@@ -529,6 +538,8 @@ def _class_attribute(obj, name: str):
         return obj.value
     if name in _OS_ERROR and isinstance(obj, OSError):        # torch.load's FileNotFoundError: its parts
         return getattr(obj, name)
+    if obj.__class__ is functools.partial and name in _PARTIAL_PARTS and not _gradcli_function(obj.func):
+        return getattr(obj, name)       # a partial the script made: its function and arguments, as the script gave them
     target = obj.original if obj.__class__ is bounds.Bounded else obj       # list, Counter as scripts hold them
     # (a value standing for one of Python's, as sys.stdout does, names what Python's has: PYTHON_NAMES)
     if hasattr(target, name) or name in getattr(type(target), "PYTHON_NAMES", ()):

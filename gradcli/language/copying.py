@@ -26,6 +26,7 @@ and holds only script values).
 from __future__ import annotations
 
 import collections
+import functools
 import types
 
 import numpy as np
@@ -145,6 +146,8 @@ def _deep(x, memo):
         y = types.MethodType(x.__func__, _deep(x.__self__, memo))
     elif cls is rng.Generator:
         y = _copy_generator(x)
+    elif cls is functools.partial:          # CPython's: its function, arguments and keywords, copied deeply
+        y = partial_of(_deep(x.func, memo), _deep(x.args, memo), _deep(x.keywords, memo))
     elif cls in STATE_COPIED:
         y = _python_copy(x)
     elif cls.__class__ is ScriptType:
@@ -304,6 +307,8 @@ def copy(x):
         return x
     if cls is rng.Generator:
         return _copy_generator(x)
+    if cls is functools.partial:
+        return partial_of(x.func, x.args, x.keywords)
     if cls in STATE_COPIED:
         return _python_copy(x)
     if cls.__class__ is ScriptType:
@@ -322,6 +327,14 @@ def copy(x):
     if isinstance(x, BaseException) and cls.__module__ == "builtins":
         return cls(*x.args)
     _refuse(x, "copy")
+
+
+def partial_of(func, args: tuple, keywords: dict) -> functools.partial:
+    """functools.partial(func, *args, **keywords) set as its state: as CPython's copy and pickle remake one,
+    with `func` kept whole (the constructor would merge a torch function, itself a partial, into it)."""
+    made = functools.partial(print)
+    made.__setstate__((func, args, keywords, None))
+    return made
 
 
 def _python_copy(x):
