@@ -3,6 +3,7 @@ Python's others."""
 
 from __future__ import annotations
 
+import abc
 import builtins
 import enum
 import functools
@@ -1304,6 +1305,7 @@ def _make_copy() -> dict:
 COPY = ScriptModule.later("copy", _make_copy)
 FUTURE = ScriptModule("__future__", {n: getattr(_future, n) for n in _future.all_feature_names})
 COLLECTIONS = ScriptModule("collections", pycollections.members())
+COLLECTIONS.members["abc"] = ScriptModule.later("collections.abc", pycollections.abc_members)
 
 
 # The modules written above this one (gradcli.language.pytyping, pydataclasses, pyoperator, which import it): their
@@ -1868,8 +1870,8 @@ def script_type(obj):
     if isinstance(obj, type):
         if issubclass(obj, functions.Function):     # torch.autograd.Function and the script's subclasses
             return _class_value("torch.autograd.function.FunctionMeta")
-        if obj in classes.ABSTRACT_AWARE:           # abc.ABC and the classes ABCMeta would make
-            return _class_value("abc.ABCMeta")
+        if obj in classes.ABSTRACT_AWARE or obj.__class__ is abc.ABCMeta:      # abc.ABC, the classes ABCMeta
+            return _class_value("abc.ABCMeta")                                 # would make, collections.abc's
         return _TYPE
     if isinstance(obj, BaseException) and cls.__module__ == "builtins":
         return cls                          # an exception class, as `except` names it
