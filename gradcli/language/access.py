@@ -273,13 +273,11 @@ def get_attr(obj, name: str):
         return get_method(obj, name)        # a script's own objects: Python's values, printed as Python prints them
     if _METACLASS_RULES and (cls.__class__ in _METACLASS_RULES or cls in _METACLASS_RULES):
         return get_method(obj, name)        # an enum and its members, likewise
-    if cls is Tensor and name not in TENSOR_ATTRS:
-        return get_method(obj, name)        # `_version`, or what the script set (x.g = ...), as it was set
     value = get_method(obj, name)
     if callable(value) and value.__class__ is not Builtin and not pycollections.holds(obj, name) \
             and name not in _HOLDERS.get(cls, ()):
-        if obj.__class__ is Tensor:
-            return Builtin("torch.Tensor", name, value)
+        if obj.__class__ is Tensor:     # a method; else what the script set (x.hook = f), as it was set
+            return Builtin("torch.Tensor", name, value) if name in TENSOR_ATTRS else value
         return Builtin(_method_namespace(obj, name), name, value, obj)
     return value
 
