@@ -345,7 +345,11 @@ ESCAPES = [
                                     "read-only"),
     ("object.__subclasses__()", 1, "1:1: " + _OUTSIDE.format("'type' object", "__subclasses__")),
     ("object().__reduce_ex__(2)", 1, "1:1: " + _OUTSIDE.format("'object' object", "__reduce_ex__")),
-    ("\uff45\uff56\uff41\uff4c('1')", 1, "1:1: NameError: name '\uff45\uff56\uff41\uff4c' is not defined"),
+    # a name is normalised (NFKC) as CPython's are, before any rule reads it: fullwidth letters are the ASCII ones
+    ("\uff45\uff56\uff41\uff4c('1')", 1, "1:1: NameError: name 'eval' is not defined: Python's builtin 'eval' is "
+                                         "outside gradcli's language"),
+    ("object._\uff3fsubclasses__()", 1, "1:1: " + _OUTSIDE.format("'type' object", "__subclasses__")),
+    ("_\uff3fimport__('os')", 1, "1:1: NameError: name '__import__' is not defined"),
     # string formatting: fields read attributes through the allow-list
     ("'{0.__reduce__}'.format(1)", 1, "1:1: AttributeError: 'int' object attribute '__reduce__' is outside gradcli's "
                                      "language"),
