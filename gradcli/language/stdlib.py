@@ -1693,6 +1693,10 @@ def _isinstance(obj, classinfo) -> bool:
     """isinstance, where torch's classes are the script's names for them (torch.Tensor, torch.Size,
     torch.dtype, torch.Generator)."""
     real = _real_classes(classinfo)
+    if obj.__class__ in _STAND_INS:     # a class or function held as gradcli's stand-in: an instance of its type()
+        held = _held_class(obj)
+        if held is not None:
+            return issubclass(held, real)
     if isinstance(obj, real):
         return True
     if classes.VIRTUAL and classes.virtual_subclass(obj.__class__, real):     # abc's register
@@ -1806,6 +1810,24 @@ class ClassValue:
 
 
 _TYPE_NAMES[ClassValue] = "type"
+# What scripts hold in place of Python's and PyTorch's classes and functions (list, torch.Tensor, max, torch.relu)
+_STAND_INS = frozenset((bounds.Bounded, Builtin, ClassValue))
+# type() of a class PyTorch makes with a metaclass of its own (torch.Tensor, a Function, a Node): a subclass of type
+_METACLASS_PATHS = frozenset(("torch._C._TensorMeta", "abc.ABCMeta", "torch.autograd.function.FunctionMeta"))
+
+
+def _held_class(obj):
+    """The Python class isinstance takes a stand-in's type() as (`type` for list and torch.Tensor, the class of
+    built-in functions for max), or None when it has none."""
+    if obj.__class__ is ClassValue:     # a class the script met as type(x): a class
+        return type
+    held = script_type(obj)
+    if held.__class__ is ClassValue and held.real is None:
+        return type if held.path in _METACLASS_PATHS else None
+    try:
+        return _real_classes(held)
+    except TypeError:
+        return None
 _CLASS_VALUES: dict = {}        # path -> its ClassValue: type(f) is type(g) for two functions
 
 
