@@ -1717,6 +1717,8 @@ def _issubclass(cls, classinfo) -> bool:
     if not isinstance(real, type):
         raise TypeError("issubclass() arg 1 must be a class")
     wanted = _real_classes(classinfo, "issubclass")
+    if getattr(real, "MARKS_A_TENSOR", False) and issubclass(Tensor, wanted):    # nn.Parameter, nn.Buffer: tensors
+        return True
     return issubclass(real, wanted) or bool(classes.VIRTUAL) and classes.virtual_subclass(real, wanted)
 
 
