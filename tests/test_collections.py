@@ -52,6 +52,15 @@ SNIPPETS = [
     "import collections\nprint(collections.Counter, collections.defaultdict, collections.OrderedDict, collections.deque)",
     "print(defaultdict, Counter, OrderedDict, deque)",
     "import collections\nprint(type(collections.Counter('a')) is collections.Counter, type(deque()) is deque)",
+    # collections.abc: Python's abstract classes, for isinstance and issubclass (a batch that is a Mapping)
+    "import collections.abc\nfrom collections.abc import Mapping, Sequence, Iterable, Callable, Sized, Hashable\n"
+    "P = namedtuple('P', 'x y')\nclass A:\n    def __len__(self):\n        return 0\n"
+    "vals = [{}, OrderedDict(), defaultdict(list), Counter(), [], (), 's', deque(), P(1, 2), range(2), 3, None, len, "
+    "A(), A, (i for i in [])]\nfor c in (Mapping, Sequence, Iterable, Callable, Sized, Hashable, "
+    "collections.abc.MutableMapping, collections.abc.Iterator):\n    print(c, [isinstance(v, c) for v in vals])\n"
+    "print(issubclass(A, Sized), issubclass(dict, Mapping), type(Mapping), Mapping[str, int], Callable[[int], str])\n"
+    "def f(x: Mapping[str, int]) -> Sequence[int]:\n    return list(x.values())\nprint(f({'a': 1}), f.__annotations__)\n"
+    "try:\n    Mapping()\nexcept TypeError as e:\n    print(e)",
 ]
 
 
@@ -190,12 +199,25 @@ def test_field_names_carry_no_code(field_names):
     ("getattr(namedtuple, '__globals__')",
      "2:1: AttributeError: 'function' object attribute '__globals__' is outside gradcli's language"),
     ("getattr(Counter, 'fn')", "2:1: AttributeError: type object 'Counter' has no attribute 'fn'"),
-    ("import collections\ncollections.abc", "3:1: AttributeError: module 'collections' has no attribute 'abc'"),
+    ("import collections.abc\ncollections.abc.Mapping.register",
+     "3:1: AttributeError: 'ABCMeta' object attribute 'register' is outside gradcli's language"),
+    ("from collections.abc import Mapping\nMapping.__subclasses__",
+     "3:1: AttributeError: 'ABCMeta' object attribute '__subclasses__' is outside gradcli's language"),
+    ("from collections.abc import Mapping\nMapping._abc_impl",
+     "3:1: AttributeError: 'ABCMeta' object attribute '_abc_impl' is outside gradcli's language"),
+    ("from collections.abc import Mapping\ntype(Mapping)('M', (), {})", "3:1: TypeError: cannot create "
+                                                                       "'abc.ABCMeta' instances"),
+    ("from collections.abc import Mapping\nclass M(Mapping):\n    pass", "3:1: TypeError: subclassing 'Mapping' is "
+     "outside gradcli's language: a script's class may derive from its own classes, object, dict, list, tuple, set, "
+     "frozenset, a namedtuple, the collections' OrderedDict, defaultdict and Counter, the exception classes and the "
+     "library classes gradcli provides"),
+    ("from collections.abc import Buffer", "2:1: ImportError: cannot import name 'Buffer' from 'collections.abc' "
+                                           "(unknown location)"),
     ("import collections\ncollections.ChainMap", "3:1: AttributeError: module 'collections' has no attribute 'ChainMap'"),
-    ("import collections.abc", "2:1: ImportError: import of 'collections.abc' is outside gradcli's language: scripts "
-                               "can import only torch, abc, bisect, collections, contextlib, copy, dataclasses, enum, functools, heapq, "
-                               "inspect, io, itertools, json, math, operator, pprint, random, statistics, string, sys, textwrap, time, typing "
-                               "and warnings"),
+    ("import collections.abcd", "2:1: ImportError: import of 'collections.abcd' is outside gradcli's language: "
+                                "scripts can import only torch, abc, bisect, collections, contextlib, copy, dataclasses, "
+                                "enum, functools, heapq, inspect, io, itertools, json, math, operator, pprint, random, "
+                                "statistics, string, sys, textwrap, time, typing and warnings"),
     ("from collections import UserDict", "2:1: ImportError: cannot import name 'UserDict' from 'collections' "
                                          "(unknown location)"),
     ("d = defaultdict(list)\nd.default_factory = dict",
@@ -207,7 +229,9 @@ def test_nothing_behind_them_is_reachable(source, message):
 
 def test_the_module_is_importable_and_completed():
     assert "collections" in stdlib.modules()
-    assert set(stdlib.COLLECTIONS.members) == {"defaultdict", "Counter", "OrderedDict", "deque", "namedtuple"}
+    assert set(stdlib.COLLECTIONS.members) == {"defaultdict", "Counter", "OrderedDict", "deque", "namedtuple", "abc"}
+    import collections.abc
+    assert set(stdlib.COLLECTIONS.members["abc"].members) == set(collections.abc.__all__)
 
 
 @pytest.mark.parametrize("source", [

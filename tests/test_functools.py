@@ -106,6 +106,14 @@ SNIPPETS = [
     "w = lru_cache(partial(max, 1))\nt(lambda: w.__name__)\nprint(w(3))\nt(lambda: g.dispatch(3))\n"
     "t(lambda: g.dispatch(len))\nimport typing\ng.register(typing.Union[list, dict], lambda x: 'union')\n"
     "print(g([]), g({}), g(1))",
+    # partial's parts, as the script gave them (a partial of a partial merges, as CPython's), and its copies
+    TRY + "import copy\nfrom functools import partial\ndef f(a, b, c=3):\n    return a + b + c\np = partial(f, 1, c=5)\n"
+    "q = partial(p, 2)\nprint(p.func is f, p.args, p.keywords, p(2), q.func is f, q.args, q.keywords, q())\n"
+    "s = partial(max, key=abs)\nprint(s.func, s.keywords, s([-5, 3]), s, wraps(f).func, wraps(f).keywords['wrapped'] is f)\n"
+    "c = copy.copy(q)\nd = copy.deepcopy(q)\nprint(c.func is f, c.args, d.func is f, d.keywords, d(), type(d) is partial)\n"
+    "class A:\n    def m(self, x):\n        return x\na = A()\nb = copy.deepcopy(partial(a.m, 4))\n"
+    "print(b.func == a.m, b(), isinstance(b, partial), type(b), partial)\n"
+    "t(lambda: partial())\nt(lambda: partial(1))\nt(lambda: partial(func=f))",
     # what they make prints as CPython's
     "def f(x):\n    return x\nprint(lru_cache(f).cache_parameters, lru_cache(3)(f).cache_parameters, "
     "cache(f).cache_parameters, lru_cache(3))\ns = singledispatch(f)\nprint(s.register, s.dispatch, s.register(int), "
@@ -210,7 +218,9 @@ ESCAPES = [
     "A.c.__dict__", "A.p.__get__", "A.p.__dict__", "O.__gt__._compare", "O.__gt__.__globals__", "O.__gt__.__closure__",
     "A().p.func.__self__", "A.d.__get__", "A().d.__wrapped__.__globals__", "A().d._call", "functools.__dict__",
     "functools._functools", "functools.RLock", "functools._lru_cache_wrapper", "functools._CacheInfo",
-    "f.cache_info().__class__.__init__.__globals__",
+    "f.cache_info().__class__.__init__.__globals__", "functools.partial(f).func.__globals__",
+    "functools.partial(max).func.__self__", "functools.wraps(f).func.__globals__", "functools.partial(f).__dict__",
+    "functools.partial(f).__setstate__",
 ]
 
 

@@ -91,6 +91,8 @@ print("a" in md, list(md), [type(v).__name__ for v in md.values()])""")
      "TypeError: cannot assign 'torch.FloatTensor' object to parameter 'p' (torch.nn.Parameter or None required)"),
     ("nn.Linear(1, 1).to(torch.int64)",
      "TypeError: nn.Module.to only accepts floating point or complex dtypes, but got desired dtype=torch.int64"),
+    ("nn.Linear(1, 1).to(torch.complex64)", "NotImplementedError: gradcli does not implement nn.Module.to with a "
+                                            "complex dtype"),
     ("nn.Linear(1, 1).to('cuda')", "AssertionError: Torch not compiled with CUDA enabled"),
     ("nn.Parameter(torch.tensor([1, 2]))", "RuntimeError: Only Tensors of floating point and complex dtype can require gradients"),
     ("nn.Linear(2, 2)(torch.ones(3))", "RuntimeError: mat1 and mat2 shapes cannot be multiplied (1x3 and 2x2)"),

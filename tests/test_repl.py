@@ -460,7 +460,8 @@ def test_completes_collections_and_namedtuple_fields(session_shell):
                           "P = namedtuple('P', 'x loss')\np = P(1, 2.0)\nc = Counter('ab')")
     assert [t for t, _ in completions("import coll", session_shell)] == ["collections"]
     assert [t for t, _ in completions("collections.", session_shell)] == \
-        ["Counter", "OrderedDict", "defaultdict", "deque", "namedtuple"]
+        ["Counter", "OrderedDict", "abc", "defaultdict", "deque", "namedtuple"]
+    assert [t for t, _ in completions("collections.abc.Ma", session_shell)] == ["Mapping", "MappingView"]
     assert [t for t, _ in completions("p.", session_shell)] == ["count", "index", "loss", "x"]
     assert [t for t, _ in completions("p._", session_shell)] == ["_asdict", "_fields", "_make", "_replace"]
     assert [t for t, _ in completions("c.most", session_shell)] == ["most_common"]

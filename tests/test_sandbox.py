@@ -369,7 +369,11 @@ ESCAPES = [
                                     "read-only"),
     ("object.__subclasses__()", 1, "1:1: " + _OUTSIDE.format("'type' object", "__subclasses__")),
     ("object().__reduce_ex__(2)", 1, "1:1: " + _OUTSIDE.format("'object' object", "__reduce_ex__")),
-    ("\uff45\uff56\uff41\uff4c('1')", 1, "1:1: NameError: name '\uff45\uff56\uff41\uff4c' is not defined"),
+    # a name is normalised (NFKC) as CPython's are, before any rule reads it: fullwidth letters are the ASCII ones
+    ("\uff45\uff56\uff41\uff4c('1')", 1, "1:1: NameError: name 'eval' is not defined: Python's builtin 'eval' is "
+                                         "outside gradcli's language"),
+    ("object._\uff3fsubclasses__()", 1, "1:1: " + _OUTSIDE.format("'type' object", "__subclasses__")),
+    ("_\uff3fimport__('os')", 1, "1:1: NameError: name '__import__' is not defined"),
     # string formatting: fields read attributes through the allow-list
     ("'{0.__reduce__}'.format(1)", 1, "1:1: AttributeError: 'int' object attribute '__reduce__' is outside gradcli's "
                                      "language"),
@@ -629,6 +633,19 @@ ESCAPES = [
      "3:1: " + _OUTSIDE.format("'Tensor' object", "__array_interface__")),
     (T + "torch.nn.Linear(2, 2, device='meta').weight.untyped_storage()._owner", 1,
      "2:1: " + _OUTSIDE.format("'UntypedStorage' object", "_owner")),
+    # a tensor's own attributes (x.g = ...) live beside gradcli's slots, never in them, and take no dunder name
+    (T + "x = torch.ones(2)\nx.__class__ = int", 1, "3:1: " + _OUTSIDE.format("'Tensor' object", "__class__")),
+    (T + "setattr(torch.ones(2), '__dict__', {})", 1, "2:1: " + _OUTSIDE.format("'Tensor' object", "__dict__")),
+    (T + "x = torch.ones(2)\nx.__array_interface__ = 1", 1,
+     "3:1: " + _OUTSIDE.format("'Tensor' object", "__array_interface__")),
+    (T + "x = torch.ones(2)\nx.sum = print", 1, "3:1: AttributeError: cannot set attribute 'sum' on a Tensor: in "
+                                                "gradcli's language a tensor's own attribute may not hide PyTorch's "
+                                                "Tensor.sum"),
+    (T + "x = torch.ones(2)\nx._base = x", 1, "3:1: AttributeError: cannot set attribute '_base' on a Tensor: in "
+                                              "gradcli's language a tensor's own attribute may not hide PyTorch's "
+                                              "Tensor._base"),
+    (T + "x = torch.ones(2)\nx._attrs = 1\ndel x._attrs\nx._attrs", 1,
+     "5:1: AttributeError: 'Tensor' object has no attribute '_attrs'"),
 ]
 
 
@@ -898,6 +915,13 @@ def test_what_loads_on_first_use_shows_nothing_of_its_loading(source):
     """The stand-ins of functions whose module loads at their first call, and modules made on first use,
     give a script nothing but what PyTorch's own have (tests/test_startup.py: what loads when)."""
     assert "AttributeError" in _error(source)
+
+
+def test_a_tensors_own_attributes_never_reach_its_slots(capsys):
+    source = T + ("x = torch.ones(2, requires_grad=True)\nx._a = 'a'\nx._fw = 'fw'\nx._acc = 1\nx._attrs = {}\n"
+                  "y = (x * 2).sum()\ny.backward()\nprint(x._a, x._fw, x._acc, x._attrs, x.grad, y)")
+    assert cli.main(["-c", source]) == 0
+    assert capsys.readouterr().out == "a fw 1 {} tensor([2., 2.]) tensor(4., grad_fn=<SumBackward0>)\n"
 
 
 def test_did_you_mean_never_names_gradclis_own_attributes():

@@ -36,6 +36,12 @@ SNIPPETS = [
     "print(getattr(1, '__class__'), hasattr(None, '__class__'), '{0.__class__.__name__}'.format(2.5), f'{len.__class__}')",
     "def f():\n    pass\nprint(f.__class__, (i for i in ()).__class__, int.__class__, type.__class__, None.__class__())",
     "import collections\nprint(collections.Counter('ab').__class__, collections.deque().__class__.__name__)",
+    # a class the script holds is an instance of type (fastai's `if isinstance(cb, type): cb = cb()`), a function not
+    "import collections, functools, itertools\nclasses = [list, dict, int, type, object, collections.Counter, "
+    "collections.deque, functools.partial, itertools.chain, type(len), type(lambda: 0), Exception, KeyError]\n"
+    "values = [max, len, print, sorted, functools.reduce, (lambda: 0), 3, [], None]\n"
+    "print([isinstance(c, type) for c in classes], [isinstance(v, type) for v in values])\n"
+    "print([isinstance(c, object) for c in classes + values], isinstance(list, (int, type)), isinstance(max, (int, type)))",
 ]
 
 

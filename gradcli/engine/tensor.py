@@ -166,11 +166,12 @@ class Tensor:
     (not through `.data`, which PyTorch gives a counter of its own); `_acc` is a weak reference to
     the leaf's AccumulateGrad node. `_fw`, set only on tensors that get a forward-mode tangent (so no
     other tensor pays for it), is a dict {level: tangent}: a tangent counts while its level is in force
-    (gradcli.engine.forward).
+    (gradcli.engine.forward). `_attrs`, likewise set only when used, holds a script's own attributes
+    (`x.g = ...`), which PyTorch's tensors keep in their `__dict__`.
     """
 
     __slots__ = ("_a", "requires_grad", "grad", "grad_fn", "_version", "_acc", "_base", "_inference",
-                 "_fw", "__weakref__")
+                 "_fw", "_attrs", "__weakref__")
 
     # numpy must hand `ndarray <op> Tensor` back to the Tensor's reflected operator
     __array_ufunc__ = None

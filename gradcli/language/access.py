@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import itertools as _itertools
 import sys
-from types import GeneratorType, MappingProxyType, MethodType
+from types import FunctionType, GeneratorType, MappingProxyType, MethodType
 
 from gradcli.language import bounds, classes, formatting, pycollections
 from gradcli.language import torchapi
@@ -278,8 +278,8 @@ def get_attr(obj, name: str):
     value = get_method(obj, name)
     if callable(value) and value.__class__ is not Builtin and not pycollections.holds(obj, name) \
             and name not in _HOLDERS.get(cls, ()) and value.__class__ not in _SPECIALS_AS_THEY_ARE:
-        if obj.__class__ is Tensor:
-            return Builtin("torch.Tensor", name, value)
+        if obj.__class__ is Tensor:     # a method; else what the script set (x.hook = f), as it was set
+            return Builtin("torch.Tensor", name, value) if name in TENSOR_ATTRS else value
         return Builtin(_method_namespace(obj, name), name, value, obj)
     return value
 
@@ -330,6 +330,9 @@ def get_method(obj, name: str):
             return getattr(obj, name)
         if name == "_version":              # the in-place counter PyTorch's tutorials show (read-only)
             return obj._version[0]
+        own = getattr(obj, "_attrs", None)      # the script's own (x.g = ...)
+        if own is not None and name in own:
+            return own[name]
         if name in REFUSED_TENSOR_ATTRS:
             raise AttributeError(f"'Tensor' object attribute '{name}' is outside gradcli's language: "
                                  f"{REFUSED_TENSOR_ATTRS[name]}")
@@ -464,6 +467,15 @@ def _sparse_attr(obj, name: str):
     raise _missing("torch.Tensor", name, f"'Tensor' object has no attribute '{name}'", obj)
 
 
+# functools.partial's parts; gradcli's own partials (a list's method, a namedtuple's _make) keep theirs
+_PARTIAL_PARTS = _HOLDERS[functools.partial] = frozenset(("func", "args", "keywords"))
+
+
+def _gradcli_function(func) -> bool:
+    """Whether `func` is one of gradcli's own Python functions (a script's are compiler.ScriptFunction)."""
+    return func.__class__ is FunctionType and func.__module__.startswith("gradcli.")
+
+
 def _dict_fromkeys(*args, **kwargs) -> dict:
     """dict.fromkeys: the keys taken within the bound of a dict before the dict is built."""
     if kwargs:
@@ -528,6 +540,8 @@ def _class_attribute(obj, name: str):
         return obj.value
     if name in _OS_ERROR and isinstance(obj, OSError):        # torch.load's FileNotFoundError: its parts
         return getattr(obj, name)
+    if obj.__class__ is functools.partial and name in _PARTIAL_PARTS and not _gradcli_function(obj.func):
+        return getattr(obj, name)       # a partial the script made: its function and arguments, as the script gave them
     target = obj.original if obj.__class__ is bounds.Bounded else obj       # list, Counter as scripts hold them
     while target.__class__ in _SPECIALS_AS_THEY_ARE:
         target = target.function
@@ -654,7 +668,9 @@ def python_dir(obj) -> list | None:
     unknown attribute (gradcli.language.suggestions); None where gradcli cannot know the list."""
     cls = obj.__class__
     if cls is Tensor:
-        return torchapi.dir_names("torch.nn.Parameter" if id(obj) in parameter_marks else "torch.Tensor")
+        names = torchapi.dir_names("torch.nn.Parameter" if id(obj) in parameter_marks else "torch.Tensor")
+        own = getattr(obj, "_attrs", None)
+        return names if not own or names is None else sorted(set(names) | own.keys())
     if cls is Size:
         return torchapi.dir_names("torch.Size")
     if cls is ScriptModule:
@@ -699,7 +715,7 @@ def attribute_names(obj) -> frozenset:
     """Every attribute name get_attr lets a script read on `obj` (for completion in the REPL)."""
     cls = obj.__class__
     if cls is Tensor:
-        return frozenset(TENSOR_ATTRS)
+        return frozenset(TENSOR_ATTRS).union(getattr(obj, "_attrs", None) or ())
     if cls is ScriptModule:
         return frozenset(obj.members)
     if cls.__class__ is ScriptType or cls is ScriptType:
@@ -726,10 +742,10 @@ def set_attr(obj, name: str, value) -> None:
         if setter is not None:
             setter(obj, value)
             return
-        if name in TENSOR_ATTRS or name == "_version":
+        if name in TENSOR_ATTRS and name not in TENSOR_METHODS or name == "_version":
             raise AttributeError(f"attribute '{name}' of 'torch._C.TensorBase' objects is not writable")
-        raise AttributeError(f"cannot set attribute '{name}' on a Tensor: gradcli's language only "
-                             "sets requires_grad, data and grad")
+        _set_tensor_own(obj, name, value)
+        return
     if obj.__class__ is custom.FunctionNode:
         if classes.is_dunder(name):
             raise AttributeError(f"'{obj.name()}' object attribute '{name}' is outside gradcli's language")
@@ -771,6 +787,25 @@ def set_attr(obj, name: str, value) -> None:
                                                           "frozen", False):
         setattr(obj, name, value)       # (gradcli's own frozen dataclasses: their __setattr__ raises dataclasses' error)
     raise AttributeError(f"'{type_name(obj)}' object attribute '{name}' is read-only")
+
+
+def _set_tensor_own(obj: Tensor, name: str, value) -> None:
+    """`x.name = value` for a name of the script's own, kept as PyTorch's tensors keep it (their `__dict__`);
+    a name PyTorch's Tensor has would hide its method or attribute, which the language does not allow."""
+    if classes.is_dunder(name):
+        raise AttributeError(f"'Tensor' object attribute '{name}' is outside gradcli's language")
+    if name in TENSOR_ATTRS or name in _tensor_api_names():
+        raise AttributeError(f"cannot set attribute '{name}' on a Tensor: in gradcli's language a tensor's own "
+                             f"attribute may not hide PyTorch's Tensor.{name}")
+    own = getattr(obj, "_attrs", None)
+    if own is None:
+        obj._attrs = own = {}
+    own[name] = value
+
+
+@functools.cache
+def _tensor_api_names() -> frozenset:
+    return frozenset(torchapi.dir_names("torch.Tensor") or ())
 
 
 _MISSING = object()
@@ -879,7 +914,12 @@ def del_attr(obj, name: str) -> None:
             raise RuntimeError("requires_grad must be a bool")
         if name in TENSOR_ATTRS and name not in TENSOR_METHODS or name == "_version":
             raise AttributeError(f"attribute '{name}' of 'torch._C.TensorBase' objects is not writable")
-        raise AttributeError(f"'Tensor' object has no attribute '{name}'")
+        own = getattr(obj, "_attrs", None)
+        if own is not None and name in own:
+            del own[name]
+            return
+        kind = "Parameter" if id(obj) in parameter_marks else "Tensor"
+        raise AttributeError(f"'{kind}' object has no attribute '{name}'")
     if obj.__class__.__class__ is ScriptType or obj.__class__ is ScriptType:
         classes.del_attr(obj, name)
         return

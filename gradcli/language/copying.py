@@ -26,6 +26,7 @@ and holds only script values).
 from __future__ import annotations
 
 import collections
+import functools
 import types
 
 import numpy as np
@@ -146,6 +147,8 @@ def _deep(x, memo):
         y = types.MethodType(x.__func__, _deep(x.__self__, memo))
     elif cls is rng.Generator:
         y = _copy_generator(x)
+    elif cls is functools.partial:          # CPython's: its function, arguments and keywords, copied deeply
+        y = partial_of(_deep(x.func, memo), _deep(x.args, memo), _deep(x.keywords, memo))
     elif cls in STATE_COPIED:
         y = _python_copy(x)
     elif cls.__class__ is ScriptType:
@@ -304,13 +307,23 @@ def _deep_tensor(t: Tensor, memo) -> Tensor:
             budget.check_tensor(t._a.shape, t._a.itemsize)
         y = parameter.mark(_new_leaf(t._a.copy(), t.requires_grad))
         memo[id(t)] = y
+        if _PICKLING[0]:            # (its pickled state keeps the script's attributes; its deepcopy does not)
+            _deep_own(t, y, memo)
         return parameter.carry_uninitialized(t, y)       # a lazy module's placeholder stays one
     y = _new_leaf(_copied_storage(t._a, _STORAGES.setdefault(id(memo), {})), t.requires_grad)
     parameter.carry_uninitialized(t, y)
     if t.grad is not None and not _PICKLING[0]:
         y.grad = _deep_tensor(t.grad, memo)
     memo[id(t)] = y
+    _deep_own(t, y, memo)
     return y
+
+
+def _deep_own(t: Tensor, y: Tensor, memo) -> None:
+    """The script's own attributes of `t` (x.g = ...), deep-copied onto its copy `y`, as its __dict__ is."""
+    own = getattr(t, "_attrs", None)
+    if own:
+        y._attrs = _deep(own, memo)
 
 
 def _new_leaf(a: np.ndarray, requires_grad: bool) -> Tensor:
@@ -364,11 +377,16 @@ def copy(x):
         return cls(*x)
     if cls is Tensor:                       # PyTorch's pickling path: a leaf on the same data, no grad
         y = parameter.carry_uninitialized(x, _new_leaf(x._a, x.requires_grad))
+        own = getattr(x, "_attrs", None)
+        if own:
+            y._attrs = dict(own)            # (its __dict__, copied shallowly)
         return parameter.mark(y) if parameter.is_parameter(x) else y
     if cls is types.MethodType:
         return x
     if cls is rng.Generator:
         return _copy_generator(x)
+    if cls is functools.partial:
+        return partial_of(x.func, x.args, x.keywords)
     if cls in STATE_COPIED:
         return _python_copy(x)
     if cls.__class__ is ScriptType:
@@ -389,6 +407,14 @@ def copy(x):
     if isinstance(x, BaseException) and cls.__module__ == "builtins":
         return cls(*x.args)
     _refuse(x, "copy")
+
+
+def partial_of(func, args: tuple, keywords: dict) -> functools.partial:
+    """functools.partial(func, *args, **keywords) set as its state: as CPython's copy and pickle remake one,
+    with `func` kept whole (the constructor would merge a torch function, itself a partial, into it)."""
+    made = functools.partial(print)
+    made.__setstate__((func, args, keywords, None))
+    return made
 
 
 def _python_copy(x):

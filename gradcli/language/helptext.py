@@ -1480,7 +1480,10 @@ _MODULES = {
                               "functions."),
     "math": "Python's math module: functions of numbers and the constants pi, e, inf, nan.",
     "random": "Python's random module, with CPython's generator: seed, random, randint, choice, shuffle, sample, gauss.",
-    "collections": "Python's collections module: defaultdict, Counter, OrderedDict, deque and namedtuple.",
+    "collections": "Python's collections module: defaultdict, Counter, OrderedDict, deque and namedtuple, and its "
+                   "abc module.",
+    "collections.abc": "Python's abstract classes of containers (Mapping, Sequence, Iterable, Callable, Sized, ...), "
+                       "for isinstance and issubclass: `isinstance(batch, Mapping)`.",
     "copy": "Python's copy module: copy and deepcopy of lists, dicts, objects, tensors and models.",
     "typing": "Python's typing module: the names type annotations use, printed as CPython prints them.",
     "dataclasses": "Python's dataclasses module: @dataclass writes a class's __init__, __repr__ and __eq__ from its "
@@ -1919,6 +1922,11 @@ def text_for(obj, builtins: dict | None = None) -> str:
     written = _PYTHON_NAMES.get((_PYTHON_MODULE_FILES.get(module, module), getattr(obj, "__qualname__", None)))
     if written is not None:
         return _format(*written)
+    if module == "collections.abc" and isinstance(obj, type):
+        return _format(f"class {obj.__name__}", "One of Python's abstract classes, for isinstance and issubclass "
+                                                "(the values that have its methods, or that Python registers as it: dict as a "
+                                                "Mapping); a "
+                                                "script's class does not derive from it in gradcli's language.")
     qualified = _qualified_names().get(id(obj))
     if qualified is None:
         if isinstance(obj, type):

@@ -80,6 +80,11 @@ class Scanner:
             if kind == "NAME":
                 if value in keywords:       # a test and a subscript cost less than a call of get()
                     kind = keywords[value]
+                elif not value.isascii():   # placed where it is written (NFKC may change its length)
+                    yield token(kind, self._unicode_name(text, value, end, line, line_start), line,
+                                end - len(value) - line_start + 1)
+                    last_end = end
+                    continue
             elif kind == "PUNCT":
                 kind = punctuation[value]
             elif kind == "_NEWLINE":
@@ -101,6 +106,11 @@ class Scanner:
                 continue
             elif kind == "NAME_":        # a name right before a quote: not a string prefix after all
                 kind = keywords.get(value, "NAME")
+                if not value.isascii():
+                    yield token(kind, self._unicode_name(text, value, end, line, line_start), line,
+                                end - len(value) - line_start + 1)
+                    last_end = end
+                    continue
             elif kind in ignore:
                 if value[0] == "\\" and end == len(text):
                     raise error("unexpected end of file after line continuation character",
@@ -119,6 +129,17 @@ class Scanner:
             tok.col = end - len(value) - line_start + 1
             yield tok
             last_end = end
+
+    def _unicode_name(self, text: str, value: str, end: int, line: int, line_start: int) -> str:
+        """A name with characters beyond ASCII, as CPython's tokenizer takes it: each character must be one
+        Python allows in identifiers (else its "invalid character" at the first that is not), and the name
+        is normalised to NFKC (`ﬁle` is `file`, `café` with a combining accent is `café`)."""
+        if not value.isidentifier():
+            start = end - len(value)
+            bad = next(i for i in range(len(value)) if not value[:i + 1].isidentifier())
+            raise self._bad_character(text, start + bad, line, start + bad - line_start + 1)
+        import unicodedata      # (only scripts with such names need it)
+        return unicodedata.normalize("NFKC", value)
 
     @staticmethod
     def _bad_character(text: str, pos: int, line: int, col: int) -> ScriptSyntaxError:

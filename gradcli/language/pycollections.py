@@ -162,3 +162,9 @@ BOUNDED_METHODS = {
     Counter: {"update": counter_update, "subtract": counter_subtract, "elements": counter_elements},
     deque: {"extend": deque_extend, "extendleft": deque_extendleft},
 }
+
+
+def abc_members() -> dict:
+    """collections.abc: Python's abstract classes themselves, for isinstance and issubclass."""
+    import collections.abc as _abc
+    return {name: getattr(_abc, name) for name in _abc.__all__}

@@ -24,7 +24,7 @@ from types import MappingProxyType, MethodType
 
 from gradcli.engine.addresses import address
 from gradcli.engine.state import STATE
-from gradcli.language import access, classes, pycollections, stdlib
+from gradcli.language import access, bounds, classes, pycollections, stdlib
 from gradcli.language.stdlib import Builtin
 
 CacheInfo = _functools._CacheInfo      # CPython's named tuple: prints as functools.CacheInfo
@@ -616,7 +616,7 @@ _UPDATE_WRAPPER = Builtin("functools", "update_wrapper", update_wrapper)
 def wraps(wrapped, assigned=None, updated=None):
     """functools.wraps(wrapped): a decorator applying update_wrapper(wrapper, wrapped)."""
     _check_lists(assigned, updated, "wraps")
-    return _functools.partial(_UPDATE_WRAPPER, wrapped=wrapped, assigned=WRAPPER_ASSIGNMENTS, updated=WRAPPER_UPDATES)
+    return _partial(_UPDATE_WRAPPER, wrapped=wrapped, assigned=WRAPPER_ASSIGNMENTS, updated=WRAPPER_UPDATES)
 
 
 # ---------------------------------------------------------------------------------- the module
@@ -642,8 +642,24 @@ access.allow_held(singledispatchmethod, frozenset(("register", "dispatcher", "fu
 access.ALLOWED[MappingProxyType] = frozenset(("keys", "values", "items", "get", "copy"))     # singledispatch's registry
 
 
+# ------------------------------------------------------------------------------------------- partial
+
+def _partial(*args, **keywords):
+    """functools.partial(func, ...) as CPython makes it, except that a torch function (a Builtin, which is
+    itself a partial of gradcli's function) stays whole, as PyTorch's builtins do: CPython's constructor
+    would merge it into the new partial, whose `func` would then be gradcli's own function."""
+    if args and args[0].__class__ is Builtin:
+        from gradcli.language import copying
+        return copying.partial_of(args[0], args[1:], keywords)
+    return _functools.partial(*args, **keywords)
+
+
+_PARTIAL = bounds.Bounded(_functools.partial, _partial)
+stdlib._HELD_CLASSES[_functools.partial] = _PARTIAL       # type(p) is partial
+
+
 def members() -> dict:
-    return {"reduce": _functools.reduce, "partial": _functools.partial, "cmp_to_key": _functools.cmp_to_key,
+    return {"reduce": _functools.reduce, "partial": _PARTIAL, "cmp_to_key": _functools.cmp_to_key,
             "wraps": Builtin("functools", "wraps", wraps),
             "update_wrapper": _UPDATE_WRAPPER,
             "lru_cache": Builtin("functools", "lru_cache", lru_cache), "cache": Builtin("functools", "cache", cache),

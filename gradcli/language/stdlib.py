@@ -3,6 +3,7 @@ Python's others."""
 
 from __future__ import annotations
 
+import abc
 import builtins
 import enum
 import functools
@@ -1304,6 +1305,7 @@ def _make_copy() -> dict:
 COPY = ScriptModule.later("copy", _make_copy)
 FUTURE = ScriptModule("__future__", {n: getattr(_future, n) for n in _future.all_feature_names})
 COLLECTIONS = ScriptModule("collections", pycollections.members())
+COLLECTIONS.members["abc"] = ScriptModule.later("collections.abc", pycollections.abc_members)
 
 
 # The modules written above this one (gradcli.language.pytyping, pydataclasses, pyoperator, which import it): their
@@ -1693,6 +1695,10 @@ def _isinstance(obj, classinfo) -> bool:
     """isinstance, where torch's classes are the script's names for them (torch.Tensor, torch.Size,
     torch.dtype, torch.Generator)."""
     real = _real_classes(classinfo)
+    if obj.__class__ in _STAND_INS:     # a class or function held as gradcli's stand-in: an instance of its type()
+        held = _held_class(obj)
+        if held is not None:
+            return issubclass(held, real)
     if isinstance(obj, real):
         return True
     if classes.VIRTUAL and classes.virtual_subclass(obj.__class__, real):     # abc's register
@@ -1713,6 +1719,8 @@ def _issubclass(cls, classinfo) -> bool:
     if not isinstance(real, type):
         raise TypeError("issubclass() arg 1 must be a class")
     wanted = _real_classes(classinfo, "issubclass")
+    if getattr(real, "MARKS_A_TENSOR", False) and issubclass(Tensor, wanted):    # nn.Parameter, nn.Buffer: tensors
+        return True
     return issubclass(real, wanted) or bool(classes.VIRTUAL) and classes.virtual_subclass(real, wanted)
 
 
@@ -1808,6 +1816,24 @@ class ClassValue:
 
 
 _TYPE_NAMES[ClassValue] = "type"
+# What scripts hold in place of Python's and PyTorch's classes and functions (list, torch.Tensor, max, torch.relu)
+_STAND_INS = frozenset((bounds.Bounded, Builtin, ClassValue))
+# type() of a class PyTorch makes with a metaclass of its own (torch.Tensor, a Function, a Node): a subclass of type
+_METACLASS_PATHS = frozenset(("torch._C._TensorMeta", "abc.ABCMeta", "torch.autograd.function.FunctionMeta"))
+
+
+def _held_class(obj):
+    """The Python class isinstance takes a stand-in's type() as (`type` for list and torch.Tensor, the class of
+    built-in functions for max), or None when it has none."""
+    if obj.__class__ is ClassValue:     # a class the script met as type(x): a class
+        return type
+    held = script_type(obj)
+    if held.__class__ is ClassValue and held.real is None:
+        return type if held.path in _METACLASS_PATHS else None
+    try:
+        return _real_classes(held)
+    except TypeError:
+        return None
 _CLASS_VALUES: dict = {}        # path -> its ClassValue: type(f) is type(g) for two functions
 
 
@@ -1872,8 +1898,8 @@ def script_type(obj):
     if isinstance(obj, type):
         if issubclass(obj, functions.Function):     # torch.autograd.Function and the script's subclasses
             return _class_value("torch.autograd.function.FunctionMeta")
-        if obj in classes.ABSTRACT_AWARE:           # abc.ABC and the classes ABCMeta would make
-            return _class_value("abc.ABCMeta")
+        if obj in classes.ABSTRACT_AWARE or obj.__class__ is abc.ABCMeta:      # abc.ABC, the classes ABCMeta
+            return _class_value("abc.ABCMeta")                                 # would make, collections.abc's
         return _TYPE
     if isinstance(obj, BaseException) and cls.__module__ == "builtins":
         return cls                          # an exception class, as `except` names it

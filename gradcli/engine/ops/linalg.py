@@ -2094,7 +2094,7 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary") -> 
 
 
 def _euclidean_dist(x1: Tensor, x2: Tensor) -> Tensor:
-    """_euclidean_dist: [-2 x1, |x1|^2, 1] @ [x2, 1, |x2|^2]^T, clamped to 1e-30, square-rooted."""
+    """_euclidean_dist: [-2 x1, |x1|^2, 1] @ [x2, 1, |x2|^2]^T, clamped to 0 (a rounding below it), square-rooted."""
     a, b = x1._a, x2._a
     t = a.dtype.type
     na = sum_array(a * a, (a.ndim - 1,), True)
@@ -2102,7 +2102,7 @@ def _euclidean_dist(x1: Tensor, x2: Tensor) -> Tensor:
     left = np.concatenate([a * t(-2), na, np.ones_like(na)], -1)
     right = np.concatenate([b, np.ones_like(nb), nb], -1)
     out = matprod(left, np.swapaxes(right, -1, -2))
-    out = np.sqrt(np.maximum(out, t(1e-30)))
+    out = np.sqrt(np.maximum(out, t(0)))
     return apply(EUCLIDEAN_DIST, np.ascontiguousarray(out), (x1, x2))
 
 

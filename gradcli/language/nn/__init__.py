@@ -61,7 +61,7 @@ class ParameterClass(type):
 
 
 class Parameter(metaclass=ParameterClass):
-    pass
+    MARKS_A_TENSOR = True       # issubclass(nn.Parameter, torch.Tensor), as in PyTorch
 
 
 class BufferClass(type):
@@ -75,7 +75,7 @@ class BufferClass(type):
 
 
 class Buffer(metaclass=BufferClass):
-    pass
+    MARKS_A_TENSOR = True
 
 
 def make_parameter(data=None, requires_grad=True):

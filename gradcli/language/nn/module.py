@@ -453,6 +453,8 @@ class Module(ScriptObject, metaclass=ScriptType):
     def to(self, *args, **kwargs):
         dtype, device, fmt = _to_dtype(args, kwargs)
         if dtype is not None and not dtype.is_floating_point:
+            if dtype.is_complex:            # (PyTorch converts, with a warning that complex modules are new)
+                raise NotImplementedError("gradcli does not implement nn.Module.to with a complex dtype")
             raise TypeError("nn.Module.to only accepts floating point or complex dtypes, but got desired "
                             f"dtype={dtype!r}")
         if device is not None and (check_device(device) or any(t.is_meta for t in _tensors(self))):
