@@ -7,6 +7,7 @@ import gc
 import os
 import re
 import sys
+from types import MethodType
 
 import numpy as np
 
@@ -212,6 +213,7 @@ class Session:
         self.out = out if out is not None else sys.stdout
         self.err = err if err is not None else sys.stderr
         self.globals: dict = {}
+        self._timeout_held = None       # --timeout that fired inside a __del__ (the unraisable hook holds it)
         self.builtins = stdlib.make_builtins(self._write, _help_text, access.attribute_builtins())
         self.echo = echo
         self._warned: set = set()      # the places a warning was shown once (CPython's registry), and the
@@ -482,6 +484,7 @@ class Session:
         try:
             with _collector_tuned():
                 program(self.globals)
+            self._raise_held_timeout(source, filename)
         except (ScriptError, BrokenPipeError):
             raise
         except deadline.ScriptTimeout as e:          # --timeout (gradcli.deadline.Deadline)
@@ -499,6 +502,34 @@ class Session:
             STATE.observer = observer
             self.where[0] = 0
 
+    def _raise_held_timeout(self, source: str, filename: str) -> None:
+        """--timeout that fired inside a `__del__`, which Python cannot raise from: raised now, as the run's."""
+        e, self._timeout_held = self._timeout_held, None
+        if e is not None:
+            raise deadline.timed_out(e, source, filename, getattr(e, compiler.POSITION, None)) from None
+
+    def finalize(self) -> None:
+        """What CPython does to `__main__` when the interpreter exits: its names bound to None, the ones with a
+        single leading underscore first, then the others, each in order, so that the objects freed then run their
+        `__del__` (their errors reported as CPython reports them). `gradcli run` calls it after the script."""
+        g = self.globals
+        hook = sys.unraisablehook
+        sys.unraisablehook = self._unraisable(self._source, self._filename)
+        try:
+            for key in [k for k in g if k.__class__ is str and k[:1] == "_" and k[1:2] != "_"]:
+                g[key] = None
+            for key in list(g):
+                if g.get(key, None) is not None:
+                    g[key] = None
+            if classes.FINALIZERS[0]:
+                gc.collect()        # (CPython's last collection frees the objects in cycles, whose __del__ runs then)
+            self.out.flush()
+        except deadline.ScriptTimeout as e:
+            raise deadline.timed_out(e, self._source, self._filename, getattr(e, compiler.POSITION, None)) from None
+        finally:
+            sys.unraisablehook = hook
+        self._raise_held_timeout(self._source, self._filename)
+
     def _unraisable(self, source: str, filename: str):
         """Python's hook for an error it cannot raise, while a script runs: a generator of the script's that
         Python closes when it is freed, whose `finally` fails or yields again. Reported as CPython reports it
@@ -508,14 +539,20 @@ class Session:
 
         def report(unraisable):
             e = unraisable.exc_value
-            if not isinstance(e, Exception):        # Ctrl-C, --timeout: the REPL's hook redelivers them
+            if isinstance(e, deadline.ScriptTimeout):   # --timeout fired in a __del__: the run stops when it is back
+                self._timeout_held = e
+                return
+            if not isinstance(e, Exception):        # Ctrl-C: the REPL's hook redelivers it
                 previous(unraisable)
                 return
             if getattr(e, compiler.POSITION, None) is None:       # raised by Python's close(), at no line
                 text = f"{type(e).__qualname__}: {e}"
             else:
                 text = self._script_error(e, source, filename).render()
-            shown = repr(unraisable.object) if unraisable.object is not None else "None"
+            found = unraisable.object
+            if found.__class__ is MethodType and getattr(found.__func__, "name", None) == "__del__":
+                found = found.__func__          # (CPython names the finalizer's function, not a bound method)
+            shown = repr(found) if found is not None else "None"
             self.out.flush()
             self.err.write(f"Exception ignored in: {shown}\n{text}\n")
             self.err.flush()

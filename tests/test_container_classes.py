@@ -44,6 +44,13 @@ SNIPPETS = [
     "class Bag(set):\n    def __init__(self, *a):\n        print('Bag init', a)\n        super().__init__(*a)\n"
     "b = Bag([1, 2])\nprint(sorted(copy.deepcopy(b)), type(copy.copy(b)).__name__)\nclass F(frozenset):\n"
     "    pass\nprint(copy.copy(F([1])), hash(F([1])) == hash(frozenset([1])))",
+    # type(name, bases, dict): the class a class statement would make
+    "Point = type('Point', (), {'x': 1, 'norm': lambda self: self.x * 2})\np = Point()\n"
+    "print(Point, p.norm(), Point.__name__, Point.__qualname__, type(p) is Point, Point.__module__)\n"
+    "E = type('MyErr', (ValueError,), {})\ntry:\n    raise E('boom')\nexcept ValueError as e:\n    print(repr(e))\n"
+    "for bad in [lambda: type(1, (), {}), lambda: type('A', [], {}), lambda: type('A', (), 3)]:\n    try:\n"
+    "        bad()\n    except Exception as e:\n        print(type(e).__name__, e)\n"
+    "D = type('D', (dict,), {'__getattr__': dict.__getitem__})\nprint(D(a=1).a)",
     # __setattr__ and __delattr__ of a plain class, through super() and object
     "class P:\n    def __init__(self):\n        self.x = 1\n    def __setattr__(self, name, value):\n"
     "        print('set', name, value)\n        super().__setattr__(name, value)\n    def __delattr__(self, name):\n"
@@ -115,3 +122,43 @@ def test_what_stays_outside(source, message):
             gradcli_output(source + "\n")
         return
     assert located_error(source) == message
+
+
+# __del__: run when the object is freed, as CPython runs it; at the end of `gradcli run` the script's names are
+# cleared as CPython clears __main__'s at exit
+DEL_SNIPPET = ("class R:\n    def __init__(self, n):\n        self.n = n\n    def __del__(self):\n"
+               "        print('del', self.n)\na = R(1)\na = None\ndef f():\n    r = R(2)\n    return 5\nprint(f())\n"
+               "x = [R(3), R(4)]\nx.pop()\nprint('kept', x[0].n)\ndel x\n")     # (nothing left for the next test)
+
+
+def test_del_runs_when_freed_as_cpython():
+    assert gradcli_output(DEL_SNIPPET) == cpython_output(DEL_SNIPPET)
+
+
+def test_del_at_exit_and_its_errors_as_cpython(tmp_path):
+    """Checked against CPython 3.11: the objects the script's names hold at exit run their __del__, those in
+    cycles too, and an error in __del__ is 'Exception ignored in'."""
+    import launcher
+    script = tmp_path / "d.grad"
+    script.write_text(DEL_SNIPPET + "class Bad:\n    def __del__(self):\n        raise ValueError('oops')\nb = Bad()\n"
+                      "del b\nclass N:\n    def __init__(self):\n        self.me = self\n    def __del__(self):\n"
+                      "        print('cycle freed')\nn = N()\n_private = R(5)\nkeep = R(6)\nprint('end')\n")
+    p = launcher.run(["run", str(script)], timeout=60)
+    assert p.returncode == 0
+    # (CPython frees what is left at exit with its collector, in an order of its own: the same objects go)
+    assert p.stdout.startswith("del 1\ndel 2\n5\ndel 4\nkept 3\ndel 3\nend\n")
+    assert sorted(p.stdout.splitlines()[7:]) == ["cycle freed", "del 5", "del 6"]
+    assert normalize(p.stderr).splitlines()[0] == "Exception ignored in: <function Bad.__del__ at 0xADDR>"
+    assert "ValueError: oops" in p.stderr and "Traceback" not in p.stderr
+
+
+@pytest.mark.parametrize("tail", ["r = R()\n", "def f():\n    r = R()\nf()\n"])
+def test_timeout_holds_inside_del(tmp_path, tail):
+    """--timeout fires in a __del__ (freed at exit, or inside the run), where Python cannot raise: the run stops
+    with status 124 all the same."""
+    import launcher
+    script = tmp_path / "spin.grad"
+    script.write_text("class R:\n    def __del__(self):\n        while True:\n            pass\n" + tail + "print('end')\n")
+    p = launcher.run(["run", "--timeout", "0.5", str(script)], timeout=60)
+    assert p.returncode == 124
+    assert "TimeoutError: stopped after 0.5 seconds (--timeout 0.5)" in p.stderr and "Traceback" not in p.stderr

@@ -140,8 +140,8 @@ ESCAPES = [
     ("class D(Dataset):\n    def __getitem__(self, i):\n        return i.__reduce__\n"
      "next(iter(DataLoader(D(), sampler=[0])))",
      "AttributeError: 'int' object attribute '__reduce__' is outside gradcli's language"),
-    ("class D(Dataset):\n    def __del__(self):\n        pass",
-     "SyntaxError: defining __del__ in a class is not part of gradcli's language"),
+    ("class D(Dataset):\n    def __getattribute__(self, name):\n        pass",
+     "SyntaxError: defining __getattribute__ in a class is not part of gradcli's language"),
     ("from torch.utils.data import random_split\nrandom_split(range(10**12), [0.5, 0.5])",
      "RuntimeError: [enforce fail at alloc_cpu.cpp:127] err == 0. DefaultCPUAllocator: can't allocate memory: you "
      "tried to allocate 8000000000000 bytes. Error code 12 (Cannot allocate memory)"),

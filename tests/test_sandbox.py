@@ -177,8 +177,8 @@ ESCAPES = [
     (T + "torch.Tensor.__class__.__init__", 1, "2:1: " + _OUTSIDE.format("'type' object", "__init__")),
     (GRAD + "x.grad_fn.__class__.__call__", 1, "3:1: " + _OUTSIDE.format("'type' object", "__call__")),
     ("class A:\n    pass\nA.__class__.__call__(A)", 1, "3:1: " + _OUTSIDE.format("'type' object", "__call__")),
-    ("(1).__class__.__class__('X', (), {})", 1, "1:1: TypeError: type() with three arguments (building a class) "
-                                               "is outside gradcli's language: write a class statement"),
+    ("(1).__class__.__class__('X', (), {'__getattribute__': print})", 1, "1:1: TypeError: defining __getattribute__ "
+                                                                         "in a class is outside gradcli's language"),
     ("(1).__class__.__class__.__class__.mro(int)", 1, "1:1: " + _OUTSIDE.format("'type' object", "mro")),
     ("print.__class__.__call__", 1, "1:1: " + _OUTSIDE.format("'type' object", "__call__")),
     ("'{0.__class__.__bases__}'.format(1)", 1, "1:1: " + _OUTSIDE.format("'type' object", "__bases__")),
@@ -228,8 +228,8 @@ ESCAPES = [
                                                                                        "__getattribute__")),
     ("class A:\n    def __new__(cls):\n        pass", 2, "2:5: SyntaxError: defining __new__ in a class is not part "
                                                           "of gradcli's language"),
-    ("class A:\n    def __del__(self):\n        pass", 2, "2:5: SyntaxError: defining __del__ in a class is not "
-                                                           "part of gradcli's language"),
+    ("class A:\n    def __init_subclass__(cls):\n        pass", 2, "2:5: SyntaxError: defining __init_subclass__ in a "
+                                                                  "class is not part of gradcli's language"),
     ("class A:\n    __class_getitem__ = ()", 2, "2:5: SyntaxError: defining __class_getitem__ in a class is not part "
                                                 "of gradcli's language"),
     ("class A:\n    __slots__ = ('__del__',)", 1, "1:1: TypeError: a slot named __del__ is outside gradcli's language"),
@@ -362,8 +362,9 @@ ESCAPES = [
     ("dir()", 1, "1:1: " + _BUILTIN.format("dir")),
     ("input()", 1, "1:1: " + _BUILTIN.format("input")),
     ("breakpoint()", 1, "1:1: " + _BUILTIN.format("breakpoint")),
-    ("type('X', (), {})", 1, "1:1: TypeError: type() with three arguments (building a class) is outside gradcli's "
-                             "language: write a class statement"),
+    ("type('X', (), {'__init_subclass__': print})", 1, "1:1: TypeError: defining __init_subclass__ in a class is "
+                                                        "outside gradcli's language"),
+    ("type('X', (), {1: 2})", 1, "1:1: TypeError: a class attribute named by a 'int' is outside gradcli's language"),
     ("type(1).mro()", 1, "1:1: AttributeError: 'type' object attribute 'mro' is outside gradcli's language"),
     ("setattr(print, 'end', 1)", 1, "1:1: AttributeError: 'builtin_function_or_method' object attribute 'end' is "
                                     "read-only"),
@@ -466,8 +467,7 @@ ESCAPES = [
     ("type(1).__dict__", 1, "1:1: " + _OUTSIDE.format("'type' object", "__dict__")),
     ("getattr(type(1), '__subclasses__')()", 1, "1:1: AttributeError: 'type' object attribute '__subclasses__' is "
                                                 "outside gradcli's language"),
-    ("type(type)('X', (int,), {})", 1, "1:1: TypeError: type() with three arguments (building a class) is "
-                                          "outside gradcli's language: write a class statement"),
+    ("type(type)('X', (int,), {})", 1, "1:1: TypeError: subclassing 'int' is outside gradcli's language: a script's class may derive from its own classes, object, dict, list, tuple, set, frozenset, a namedtuple, the collections' OrderedDict, defaultdict and Counter, the exception classes and the library classes gradcli provides"),
     ("def f():\n    pass\ntype(f)(1, {})", 1, "3:1: TypeError: cannot create 'function' instances"),
     # delattr through the same allow-list as `del obj.name`: modules and Python's internals stay whole
     (T + "delattr(torch, 'ones')", 1, "2:1: AttributeError: cannot delete attributes of module 'torch' in gradcli's "

@@ -64,7 +64,7 @@ def run_text(source: str, filename: str, seed, display=None, fmt=None, stable_id
             else:
                 events.error(e)
                 events.end(False, started, filename)
-            return e.exit_status
+            return _finalize(session) or e.exit_status
     except ScriptError as e:
         if events is None:
             report(e, why(e))
@@ -72,12 +72,16 @@ def run_text(source: str, filename: str, seed, display=None, fmt=None, stable_id
             e.why = why(e)
             events.error(e)
             events.end(False, started, filename)
-        return e.exit_status
+        return _finalize(session) or e.exit_status
     except KeyboardInterrupt:
         if events is not None:
             events.error(ScriptError("KeyboardInterrupt", "", filename))
             events.end(False, started, filename)
         raise
+    else:
+        stopped = _finalize(session)
+        if stopped:
+            return stopped
     finally:
         timer.cancel()
         sys.stdout.flush()
@@ -88,6 +92,17 @@ def run_text(source: str, filename: str, seed, display=None, fmt=None, stable_id
     if check_grads:
         return _check_grads(source, filename, session.seeds, timeout)
     return EXIT_OK
+
+
+def _finalize(session) -> int | None:
+    """The script's objects freed as CPython frees `__main__`'s at exit (Session.finalize), within --timeout: its
+    exit status when --timeout stops it there (reported as the run's error), else None."""
+    try:
+        session.finalize()
+    except ScriptError as e:
+        report(e)
+        return e.exit_status
+    return None
 
 
 def _check_grads(source: str, filename: str, seed, timeout) -> int:

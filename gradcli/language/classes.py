@@ -41,9 +41,12 @@ SPECIAL_METHODS = frozenset(
      "__reversed__", "__contains__", "__repr__", "__str__", "__format__", "__hash__", "__bool__", "__eq__",
      "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__neg__", "__pos__", "__abs__", "__invert__", "__int__",
      "__float__", "__complex__", "__index__", "__round__", "__enter__", "__exit__", "__getattr__", "__divmod__", "__rdivmod__",
-     "__copy__", "__deepcopy__", "__post_init__", "__setattr__", "__delattr__"]
+     "__copy__", "__deepcopy__", "__post_init__", "__setattr__", "__delattr__", "__del__"]
     + [f"__{p}{op}__" for op in ("add", "sub", "mul", "matmul", "truediv", "floordiv", "mod", "pow", "and", "or",
                                   "xor", "lshift", "rshift") for p in ("", "r", "i")])
+# Whether a script made a class with a __del__ (its objects in cycles are freed at exit by a collection, which the
+# other runs skip: gradcli.session.Session.finalize)
+FINALIZERS = [False]
 # The special methods that set and delete attributes: a class may define them, and what reads them (obj.__setattr__,
 # super().__setattr__, object.__setattr__, Cls.__setattr__) gets them guarded (GuardedSetter), so that no call of
 # them sets a name `obj.name = value` would refuse
@@ -212,6 +215,8 @@ def _make_class(name: str, bases: list, namespace: dict):
     check_namespace(namespace)
     cls = ScriptType(name, tuple(real), namespace)
     _SCRIPT_MADE.add(cls)
+    if "__del__" in namespace:
+        FINALIZERS[0] = True
     if ABSTRACT_AWARE and any(b in ABSTRACT_AWARE for b in real):
         set_abstract_methods(cls)
     return cls
@@ -510,6 +515,8 @@ def set_attr(obj, name: str, value) -> None:
         kind = f"type object '{obj.__name__}'" if type(obj) is ScriptType else f"'{type(obj).__name__}' object"
         raise AttributeError(f"{kind} attribute '{name}' is outside gradcli's language")
     _note_change(obj, name)
+    if name == "__del__":
+        FINALIZERS[0] = True
     setattr(obj, name, value)
 
 

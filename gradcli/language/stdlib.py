@@ -1963,9 +1963,29 @@ def _type(*args, **kwargs):
     if len(args) == 1 and not kwargs:
         return script_type(args[0])
     if len(args) == 3:
-        raise TypeError("type() with three arguments (building a class) is outside gradcli's language: "
-                        "write a class statement")
+        return _made_type(*args, **kwargs)
     raise TypeError("type() takes 1 or 3 arguments")
+
+
+def _made_type(name, bases, namespace, **kwargs):
+    """type(name, bases, dict): the class a `class` statement with that body would make, with its checks
+    (classes.make_class; a dunder the language refuses in a class body is refused here too)."""
+    if name.__class__ is not str:
+        raise TypeError(f"type.__new__() argument 1 must be str, not {type_name(name)}")
+    if bases.__class__ is not tuple:
+        raise TypeError(f"type.__new__() argument 2 must be tuple, not {type_name(bases)}")
+    if not isinstance(namespace, dict):
+        raise TypeError(f"type.__new__() argument 3 must be dict, not {type_name(namespace)}")
+    if kwargs:
+        raise TypeError(f"type() takes no keyword arguments other than a metaclass's: "
+                        f"'{next(iter(kwargs))}' is outside gradcli's language")
+    for key in namespace:
+        if key.__class__ is not str:
+            raise TypeError(f"a class attribute named by a '{type_name(key)}' is outside gradcli's language")
+    body = classes.prepare(name, list(bases))
+    body["__module__"], body["__qualname__"] = "__main__", name
+    body.update(namespace)
+    return classes.make_class(name, list(bases), body)
 
 
 def _id(*args, **kwargs) -> int:
