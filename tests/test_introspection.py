@@ -149,3 +149,19 @@ def test_frames_follow_calls_and_know_their_lines():
 ])
 def test_what_stays_outside(source, message):
     assert located_error(source) == message
+
+
+def test_a_tensors_dict_is_its_own_attributes():
+    """Checked against PyTorch 2.13: vars(x) and x.__dict__ are the attributes a script set on the tensor, live;
+    copies keep them; a name of PyTorch's Tensor stays refused there as in `x.name = value`."""
+    source = ("import torch, copy\nt = torch.ones(2)\nprint(t.__dict__, vars(t))\nt.g = 5\nprint(vars(t), "
+              "t.__dict__ is vars(t))\nprint(vars(torch.nn.Parameter(torch.ones(1))), vars(torch.nn.Linear(1, 1).weight))\n"
+              "vars(t)['h'] = 3\nprint(t.h, vars(copy.deepcopy(t)), vars(torch.ones(2, requires_grad=True) * 2))\n"
+              "del vars(t)['h']\nprint(hasattr(t, 'h'), vars(t))\n")
+    assert gradcli_output(source) == ("{} {}\n{'g': 5} True\n{} {}\n3 {'g': 5, 'h': 3} {}\nFalse {'g': 5}\n")
+    assert located_error("import torch\nt = torch.ones(2)\nvars(t)['sum'] = 1") == (
+        "3:1: AttributeError: cannot set attribute 'sum' on a Tensor: in gradcli's language a tensor's own attribute "
+        "may not hide PyTorch's Tensor.sum")
+    assert located_error("import torch\nt = torch.ones(2)\nt.__dict__.update({'__array_interface__': {}})") == (
+        "3:1: AttributeError: setting '__array_interface__' through an object's __dict__ is outside gradcli's "
+        "language")

@@ -333,6 +333,8 @@ def get_method(obj, name: str):
         own = getattr(obj, "_attrs", None)      # the script's own (x.g = ...)
         if own is not None and name in own:
             return own[name]
+        if name == "__dict__":
+            return tensor_dict(obj)
         if name in REFUSED_TENSOR_ATTRS:
             raise AttributeError(f"'Tensor' object attribute '{name}' is outside gradcli's language: "
                                  f"{REFUSED_TENSOR_ATTRS[name]}")
@@ -794,13 +796,32 @@ def _set_tensor_own(obj: Tensor, name: str, value) -> None:
     a name PyTorch's Tensor has would hide its method or attribute, which the language does not allow."""
     if classes.is_dunder(name):
         raise AttributeError(f"'Tensor' object attribute '{name}' is outside gradcli's language")
-    if name in TENSOR_ATTRS or name in _tensor_api_names():
-        raise AttributeError(f"cannot set attribute '{name}' on a Tensor: in gradcli's language a tensor's own "
-                             f"attribute may not hide PyTorch's Tensor.{name}")
+    _no_tensor_name(name)
     own = getattr(obj, "_attrs", None)
     if own is None:
         obj._attrs = own = {}
     own[name] = value
+
+
+def _no_tensor_name(name: str) -> None:
+    if name in TENSOR_ATTRS or name in _tensor_api_names():
+        raise AttributeError(f"cannot set attribute '{name}' on a Tensor: in gradcli's language a tensor's own "
+                             f"attribute may not hide PyTorch's Tensor.{name}")
+
+
+def tensor_dict(obj: Tensor):
+    """`vars(x)` and `x.__dict__` of a tensor: its own attributes (x.g = ...), live, as PyTorch's tensors' __dict__;
+    what a script writes into it takes what `x.name = value` takes (classes.AttributeDict)."""
+    from gradcli.engine import parameter        # (not at start-up)
+    if parameter.buffer_persistence(obj) is not None:
+        raise NotImplementedError("gradcli does not implement vars() of an nn.Buffer (PyTorch's holds its persistence "
+                                  "there)")
+    own = getattr(obj, "_attrs", None)
+    if own.__class__ is not classes.AttributeDict:
+        own = classes.AttributeDict(own or ())
+        own.refuse = _no_tensor_name
+        obj._attrs = own
+    return own
 
 
 @functools.cache
@@ -881,9 +902,10 @@ def _vars(*args):
             return function.attrs
     if cls is ScriptType and classes.script_made(obj):
         return classes.class_dict(obj)
-    if cls is ScriptType or cls is ScriptModule or cls is Builtin or cls is Tensor:
-        kind = {ScriptType: "a class", ScriptModule: "a module", Builtin: "a class or builtin",
-                Tensor: "a tensor"}[cls]
+    if cls is Tensor:
+        return tensor_dict(obj)
+    if cls is ScriptType or cls is ScriptModule or cls is Builtin:
+        kind = {ScriptType: "a class", ScriptModule: "a module", Builtin: "a class or builtin"}[cls]
         raise NotImplementedError(f"gradcli does not implement vars() of {kind}")
     if cls in _PYTHON_VALUES or cls in pycollections.NAMEDTUPLES or cls is Size:     # (none has a __dict__)
         raise TypeError("vars() argument must have __dict__ attribute")

@@ -584,9 +584,9 @@ class AttributeDict(dict):
     str and names no special attribute (a dunder in an instance's dict is where Python and numpy look for their
     protocols, `__array_interface__` among them). Scripts see it as a dict: type() and messages say `dict`.
     `keeps` are the keys gradcli's own code relies on (a module's tables), which a script may read but not
-    replace or delete."""
+    replace or delete; `refuse(key)` raises for the other keys the object's own rules refuse (a tensor's)."""
 
-    __slots__ = ("keeps",)
+    __slots__ = ("keeps", "refuse")
 
     def _check(self, key, deleting: bool = False) -> None:
         if key.__class__ is not str:
@@ -594,6 +594,9 @@ class AttributeDict(dict):
                             "key in an object's __dict__ is outside gradcli's language")
         if is_dunder(key):
             raise AttributeError(f"setting '{key}' through an object's __dict__ is outside gradcli's language")
+        refuse = getattr(self, "refuse", None)      # (a tensor's: no name of PyTorch's Tensor)
+        if refuse is not None and not deleting:
+            refuse(key)
         keeps = getattr(self, "keeps", None)
         if keeps and key in keeps:
             verb = "deleting" if deleting else "replacing"
