@@ -511,7 +511,10 @@ class Session:
     def finalize(self) -> None:
         """What CPython does to `__main__` when the interpreter exits: its names bound to None, the ones with a
         single leading underscore first, then the others, each in order, so that the objects freed then run their
-        `__del__` (their errors reported as CPython reports them). `gradcli run` calls it after the script."""
+        `__del__` (their errors reported as CPython reports them). `gradcli run` calls it after the script; it does
+        nothing unless a class with a `__del__` was made (classes.FINALIZERS)."""
+        if not classes.FINALIZERS[0]:       # no class with a __del__: nothing to see, nothing to pay for
+            return
         g = self.globals
         hook = sys.unraisablehook
         sys.unraisablehook = self._unraisable(self._source, self._filename)
@@ -521,8 +524,7 @@ class Session:
             for key in list(g):
                 if g.get(key, None) is not None:
                     g[key] = None
-            if classes.FINALIZERS[0]:
-                gc.collect()        # (CPython's last collection frees the objects in cycles, whose __del__ runs then)
+            gc.collect()            # (CPython's last collection frees the objects in cycles, whose __del__ runs then)
             self.out.flush()
         except deadline.ScriptTimeout as e:
             raise deadline.timed_out(e, self._source, self._filename, getattr(e, compiler.POSITION, None)) from None
