@@ -299,8 +299,10 @@ def test_every_rows_node_is_in_the_table_or_known_absent():
     ("y.grad_fn._saved_self._a", "AttributeError: 'Tensor' object has no attribute '_a'"),
     ("x.sum(0).grad_fn._saved_self_sym_sizes.__reduce__.__bases__",
      "AttributeError: 'tuple' object attribute '__reduce__' is outside gradcli's language"),
-    ("getattr(y.grad_fn, '_saved_' + 'self').__dict__",
-     "AttributeError: 'Tensor' object attribute '__dict__' is outside gradcli's language"),
+    ("getattr(y.grad_fn, '_saved_' + 'self').__reduce_ex__",
+     "AttributeError: 'Tensor' object attribute '__reduce_ex__' is outside gradcli's language"),
+    ("getattr(y.grad_fn, '_saved_' + 'self').__dict__.update(__array_interface__=1)",
+     "AttributeError: setting '__array_interface__' through an object's __dict__ is outside gradcli's language"),
     ("x.exp().grad_fn._saved_result.grad_fn.saved",
      "AttributeError: 'ExpBackward0' object attribute 'saved' is outside gradcli's language"),
 ])
