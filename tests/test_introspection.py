@@ -46,6 +46,14 @@ SNIPPETS = [
     "def g(a, *rest, key=1, **more):\n    f = inspect.currentframe()\n    print(inspect.getargvalues(f).args, "
     "inspect.getargvalues(f).varargs, inspect.getargvalues(f).keywords, f.f_code.co_name, f.f_back.f_code.co_name, "
     "f.f_code.co_argcount)\ng(1, 2, z=3)\nprint(inspect.getargvalues(inspect.currentframe()).args)",
+    # dir(): the frame's names; dir(obj) as Python lists it (a script's objects, containers, its namedtuples)
+    "import math\nfrom collections import namedtuple\nclass P:\n    a = 1\n    def __init__(self):\n        self.z = 1\n"
+    "    def m(self):\n        pass\nclass D(dict):\n    def extra(self):\n        pass\nPt = namedtuple('Pt', 'x y')\n"
+    "class Q(Pt):\n    pass\nclass S:\n    __slots__ = ('a',)\nclass E(Exception):\n    pass\n"
+    "print(dir(P()), dir(P)[-3:], [n for n in dir(D()) if not n.startswith('__')], dir(Q(1, 2))[-8:])\n"
+    "print(dir([])[-5:], dir('')[:3], dir(S())[-3:], dir(E())[-4:], 'sqrt' in dir(math))\n"
+    "def f(u, v=2):\n    w = 3\n    print(dir())\nf(1)\nprint([n for n in dir() if not n.startswith('__')])\n"
+    "try:\n    dir(1, 2)\nexcept TypeError as e:\n    print(e)",
     # signatures: text, parameters, kinds, defaults, annotations, binding and its messages
     "import inspect\ndef f(x: int, y: 'str' = 'a', *args, z: list = None, **kw) -> float:\n    return x\n"
     "sig = inspect.signature(f)\nprint(sig, repr(sig), sig.parameters)\n"

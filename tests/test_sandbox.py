@@ -359,7 +359,8 @@ ESCAPES = [
     ("open('/etc/passwd')", 1, "1:1: " + _BUILTIN.format("open")),
     ("with open('f') as g:\n    pass", 1, "1:6: " + _BUILTIN.format("open")),
     ("compile('1', 'f', 'eval')", 1, "1:1: " + _BUILTIN.format("compile")),
-    ("dir()", 1, "1:1: " + _BUILTIN.format("dir")),
+    ("import torch\ndir(torch.nn.Linear(1, 1))", 1, "2:1: NotImplementedError: gradcli does not implement dir() of "
+                                                    "Linear objects"),
     ("input()", 1, "1:1: " + _BUILTIN.format("input")),
     ("breakpoint()", 1, "1:1: " + _BUILTIN.format("breakpoint")),
     ("type('X', (), {'__init_subclass__': print})", 1, "1:1: TypeError: defining __init_subclass__ in a class is "

@@ -688,11 +688,30 @@ def python_dir(obj) -> list | None:
         # a script's own class (or its instance): Python's dir, unless a library class gradcli provides
         # (nn.Module, Function, Dataset) is among its bases, whose attributes are PyTorch's
         for klass in (obj if cls is ScriptType else cls).__mro__:
-            if not (klass.__class__ is ScriptType or klass is classes.ScriptObject or klass is object
+            if not (classes.script_made(klass) or klass is classes.ScriptObject or klass is object
+                    or klass in classes.CONTAINER_BASES or klass in pycollections.NAMEDTUPLES
                     or (klass.__module__ == "builtins" and issubclass(klass, BaseException))):
                 return None
-        return dir(obj)
+        names = dir(obj)
+        mro = (obj if cls is ScriptType else cls).__mro__
+        if "__slots__" in names and not any("__slots__" in k.__dict__ for k in mro if classes.script_made(k)):
+            names.remove("__slots__")       # (ScriptObject's, which stands for object, has none in CPython)
+        return names
     return None
+
+
+def _dir(*args):
+    """dir(): the caller's names, sorted; dir(obj): the names Python or PyTorch would list for obj (python_dir),
+    where gradcli knows them."""
+    if len(args) > 1:
+        raise TypeError(f"dir expected at most 1 argument, got {len(args)}")
+    if not args:
+        from gradcli.language import frames
+        return sorted(k for k in frames.script_locals() if k.__class__ is str)
+    names = python_dir(args[0])
+    if names is None:
+        raise NotImplementedError(f"gradcli does not implement dir() of {type_name(args[0])} objects")
+    return sorted(n for n in names if n.__class__ is str and n[:1] != "\0")
 
 
 
@@ -874,7 +893,8 @@ def attribute_builtins() -> dict:
             "delattr": bounds.Bounded(builtins.delattr, _delattr),
             "vars": bounds.Bounded(builtins.vars, _vars),
             "locals": bounds.Bounded(builtins.locals, _locals),
-            "globals": bounds.Bounded(builtins.globals, _globals)}
+            "globals": bounds.Bounded(builtins.globals, _globals),
+            "dir": bounds.Bounded(builtins.dir, _dir)}
 
 
 def _vars(*args):

@@ -1431,6 +1431,8 @@ _BUILTINS = {
                                "or function, or a torch.nn module; without an argument, locals()."),
     "locals": ("locals()", "A dict of the variables of the calling frame (at top level, the globals themselves)."),
     "globals": ("globals()", "The dict of the script's global variables, live."),
+    "dir": ("dir([object])", "The sorted names of object's attributes, as Python or PyTorch lists them; without an "
+                             "argument, the names of the calling frame."),
     "type": ("type(obj, /)", "The class of obj, as the script names it: type(3) is int, type(t) is torch.Tensor; "
                              "type(x).__name__ is its name."),
     "id": ("id(obj, /)", "A number for obj, the same for the whole run: the address gradcli prints for it "
