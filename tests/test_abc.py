@@ -90,7 +90,7 @@ def test_errors(source, message):
 
 
 ESCAPES = [
-    "abc.__dict__", "abc.__loader__", "ABC.__dict__", "ABC.__subclasses__", "ABC.__mro__", "ABC.__init_subclass__",
+    "abc.__dict__", "abc.__loader__", "ABC.__dict__", "ABC.__subclasses__", "ABC.__mro__", "ABC.__init_subclass__.__func__",
     "abstractmethod.__globals__", "Layer.register.cls", "Layer.register.__self__", "Layer.register.__call__",
     "Layer._abc_impl", "abstractmethod.__code__",
     "Layer.__call__.__globals__", "Layer.__abstractmethods__.__class__.__init__.__self__", "ABC.__slots__",

@@ -51,6 +51,17 @@ SNIPPETS = [
     "for bad in [lambda: type(1, (), {}), lambda: type('A', [], {}), lambda: type('A', (), 3)]:\n    try:\n"
     "        bad()\n    except Exception as e:\n        print(type(e).__name__, e)\n"
     "D = type('D', (dict,), {'__getattr__': dict.__getitem__})\nprint(D(a=1).a)",
+    # __init_subclass__ (a plugin registry; an explicit classmethod) and the class keywords it takes
+    "class Plugin:\n    registry = {}\n    def __init_subclass__(cls, name=None, **kwargs):\n"
+    "        super().__init_subclass__(**kwargs)\n        Plugin.registry[name or cls.__name__.lower()] = cls\n"
+    "class Relu(Plugin):\n    pass\nclass Gelu(Plugin, name='gelu-tanh'):\n    pass\nclass Sub(Gelu):\n    pass\n"
+    "print(sorted(Plugin.registry), Plugin.registry['gelu-tanh'] is Gelu)\nclass Counted:\n    count = 0\n"
+    "    @classmethod\n    def __init_subclass__(cls, **kw):\n        Counted.count += 1\n        cls.rank = Counted.count\n"
+    "class A(Counted):\n    pass\nclass B(Counted):\n    pass\nprint(A.rank, B.rank, Counted.count)\n"
+    "T = type('T', (Plugin,), {}, name='typed')\nprint(Plugin.registry['typed'] is T)\n"
+    "for make in [lambda: type('C', (Plugin,), {}, bogus=1, name='c'), lambda: type('D', (), {}, bogus=1)]:\n"
+    "    try:\n        make()\n    except TypeError as e:\n        print(e)\n"
+    "try:\n    class E(bogus=1):\n        pass\nexcept TypeError as e:\n    print(e)",
     # __setattr__ and __delattr__ of a plain class, through super() and object
     "class P:\n    def __init__(self):\n        self.x = 1\n    def __setattr__(self, name, value):\n"
     "        print('set', name, value)\n        super().__setattr__(name, value)\n    def __delattr__(self, name):\n"

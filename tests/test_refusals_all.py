@@ -174,7 +174,7 @@ def test_an_error_a_stand_in_may_have_caused_is_not_reported():
 
 
 def test_stand_ins_keep_the_parse_going():
-    source = ("class A(B, ordered=M):\n    def m(self):\n        return (n := self._v)\n"
+    source = ("class A(B, **M):\n    def m(self):\n        return (n := self._v)\n"
               "def g():\n    x = await q\n    y = (await q)\n    await r\n"
               "def h() -> dict[str, int]:\n    return {'a': 1}\n"
               "k = [n async for n in q]\nprint(b'1')\n")

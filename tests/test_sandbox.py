@@ -228,8 +228,10 @@ ESCAPES = [
                                                                                        "__getattribute__")),
     ("class A:\n    def __new__(cls):\n        pass", 2, "2:5: SyntaxError: defining __new__ in a class is not part "
                                                           "of gradcli's language"),
-    ("class A:\n    def __init_subclass__(cls):\n        pass", 2, "2:5: SyntaxError: defining __init_subclass__ in a "
-                                                                  "class is not part of gradcli's language"),
+    ("class A:\n    def __set_name__(self, owner, name):\n        pass", 2, "2:5: SyntaxError: defining __set_name__ "
+                                                                         "in a class is not part of gradcli's language"),
+    ("class A(**{'metaclass': type}):\n    pass", 2, "1:9: SyntaxError: `**` in a class's keywords is not part of "
+                                                     "gradcli's language"),
     ("class A:\n    __class_getitem__ = ()", 2, "2:5: SyntaxError: defining __class_getitem__ in a class is not part "
                                                 "of gradcli's language"),
     ("class A:\n    __slots__ = ('__del__',)", 1, "1:1: TypeError: a slot named __del__ is outside gradcli's language"),
@@ -278,8 +280,8 @@ ESCAPES = [
                                    "library classes gradcli provides"),
     ("class A(metaclass=print):\n    pass", 1, "1:1: TypeError: metaclass=<built-in function print> is outside "
                                              "gradcli's language: a script's class may name abc.ABCMeta or type"),
-    ("class A(B, order=print):\n    pass", 2, "1:12: SyntaxError: class keywords other than metaclass= are not part "
-                                            "of gradcli's language"),
+    ("class A(B, **{'order': print}):\n    pass", 2, "1:12: SyntaxError: `**` in a class's keywords is not part of "
+                                                     "gradcli's language"),
     ("x = 1\nx.\uff3f\uff3fclass\uff3f\uff3f", 2, "2:3: SyntaxError: invalid character '\uff3f' (U+FF3F)"),
     # imports: only torch (the modules gradcli provides) and math
     ("import os", 1, "1:1: " + _IMPORT.format("os")),
@@ -363,8 +365,8 @@ ESCAPES = [
                                                     "Linear objects"),
     ("input()", 1, "1:1: " + _BUILTIN.format("input")),
     ("breakpoint()", 1, "1:1: " + _BUILTIN.format("breakpoint")),
-    ("type('X', (), {'__init_subclass__': print})", 1, "1:1: TypeError: defining __init_subclass__ in a class is "
-                                                        "outside gradcli's language"),
+    ("type('X', (), {'__get__': print})", 1, "1:1: TypeError: defining __get__ in a class is outside gradcli's "
+                                              "language"),
     ("type('X', (), {1: 2})", 1, "1:1: TypeError: a class attribute named by a 'int' is outside gradcli's language"),
     ("type(1).mro()", 1, "1:1: AttributeError: 'type' object attribute 'mro' is outside gradcli's language"),
     ("setattr(print, 'end', 1)", 1, "1:1: AttributeError: 'builtin_function_or_method' object attribute 'end' is "

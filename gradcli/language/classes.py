@@ -41,7 +41,8 @@ SPECIAL_METHODS = frozenset(
      "__reversed__", "__contains__", "__repr__", "__str__", "__format__", "__hash__", "__bool__", "__eq__",
      "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__neg__", "__pos__", "__abs__", "__invert__", "__int__",
      "__float__", "__complex__", "__index__", "__round__", "__enter__", "__exit__", "__getattr__", "__divmod__", "__rdivmod__",
-     "__copy__", "__deepcopy__", "__post_init__", "__setattr__", "__delattr__", "__del__"]
+     "__copy__", "__deepcopy__", "__post_init__", "__setattr__", "__delattr__", "__del__",
+     "__init_subclass__"]
     + [f"__{p}{op}__" for op in ("add", "sub", "mul", "matmul", "truediv", "floordiv", "mod", "pow", "and", "or",
                                   "xor", "lshift", "rshift") for p in ("", "r", "i")])
 # Whether a script made a class with a __del__ (its objects in cycles are freed at exit by a collection, which the
@@ -158,14 +159,17 @@ def prepare(name: str, bases: list, metaclass=None) -> dict:
     return {} if maker is None else maker.prepare(name, bases)
 
 
-def make_class(name: str, bases: list, namespace: dict, metaclass=None):
-    """The class a `class` statement makes from its evaluated bases and the namespace its body left."""
+def make_class(name: str, bases: list, namespace: dict, metaclass=None, kwargs=None):
+    """The class a `class` statement makes from its evaluated bases and the namespace its body left; `kwargs`, its
+    other keywords, go to the bases' __init_subclass__ as in CPython."""
     for base in bases:
         maker = CLASS_MAKERS.get(id(base))
         if maker is not None:
+            _no_keywords(name, kwargs)
             return maker(name, bases, namespace)
     maker = _metaclass_maker(bases, metaclass)
     if maker is not None:
+        _no_keywords(name, kwargs)
         return maker.make(name, bases, namespace)
     variables = []
     if BASE_FORMS:
@@ -180,7 +184,7 @@ def make_class(name: str, bases: list, namespace: dict, metaclass=None):
             resolved.append(base)
         bases = resolved
     try:
-        cls = _make_class(name, bases, namespace)
+        cls = _make_class(name, bases, namespace, kwargs or {})
     except RuntimeError as e:       # a descriptor's __set_name__ failed (functools.cached_property's TypeError):
         if e.__cause__ is not None and str(e).startswith("Error calling __set_name__"):
             e.__gradcli_cause__ = True      # ... chained to it as CPython chains it
@@ -190,7 +194,14 @@ def make_class(name: str, bases: list, namespace: dict, metaclass=None):
     return cls
 
 
-def _make_class(name: str, bases: list, namespace: dict):
+def _no_keywords(name: str, kwargs) -> None:
+    """A class keyword for a class made otherwise (an enum, a NamedTuple, an ABCMeta class): object's
+    __init_subclass__ refuses it, in CPython's words."""
+    if kwargs:
+        raise TypeError(f"{name}.__init_subclass__() takes no keyword arguments")
+
+
+def _make_class(name: str, bases: list, namespace: dict, kwargs: dict):
     real = []
     for base in bases:
         original = base.original if base.__class__ is Bounded else None    # list, dict... as scripts hold them
@@ -213,7 +224,10 @@ def _make_class(name: str, bases: list, namespace: dict):
     if not any(issubclass(b, (ScriptObject, BaseException)) or type(b) is ScriptType for b in real):
         real.append(ScriptObject)
     check_namespace(namespace)
-    cls = ScriptType(name, tuple(real), namespace)
+    hook = namespace.get("__init_subclass__")
+    if hook.__class__ in FUNCTION_TYPES:      # a plain function there is a classmethod, as CPython makes it
+        namespace["__init_subclass__"] = classmethod(hook)
+    cls = ScriptType(name, tuple(real), namespace, **kwargs)      # (Python calls the bases' __init_subclass__)
     _SCRIPT_MADE.add(cls)
     if "__del__" in namespace:
         FINALIZERS[0] = True

@@ -870,7 +870,9 @@ class Compiler:
         the class made from that namespace (gradcli.language.classes), decorated and bound."""
         decorators = self._decorators(node)
         bases = [self.expr(b) for b in node.bases if b.__class__ is not syntax.Keyword]
-        metaclass = [self.expr(k.value) for k in node.bases if k.__class__ is syntax.Keyword]      # metaclass=M
+        keywords = [k for k in node.bases if k.__class__ is syntax.Keyword]
+        metaclass = [self.expr(k.value) for k in keywords if k.name == "metaclass"]      # metaclass=M
+        class_kwargs = [(k.name, self.expr(k.value)) for k in keywords if k.name != "metaclass"]    # __init_subclass__'s
         outer, outer_prefix, outer_private = self.scope, self.prefix, self.private
         scope = scopes.analyze(node, None, self.problems) if outer is None else outer.children[id(node)]
         shown = self._unmangled(node.name)
@@ -891,6 +893,7 @@ class Compiler:
         def make(env):
             found = [b(env) for b in bases]
             kind = metaclass[0](env) if metaclass else None
+            given = {key: value(env) for key, value in class_kwargs} if class_kwargs else None
             try:
                 namespace = classes.prepare(name, found, kind)
             except Exception as e:
@@ -911,7 +914,7 @@ class Compiler:
             for key in [k for k in namespace if k[:1] == CLASS_CELL]:
                 del namespace[key]
             try:
-                cls = make_class(name, found, namespace, kind)
+                cls = make_class(name, found, namespace, kind, given)
             except Exception as e:
                 locate(e, line, col)
                 raise

@@ -1967,7 +1967,7 @@ def _type(*args, **kwargs):
     raise TypeError("type() takes 1 or 3 arguments")
 
 
-def _made_type(name, bases, namespace, **kwargs):
+def _made_type(name, bases, namespace, /, **kwargs):
     """type(name, bases, dict): the class a `class` statement with that body would make, with its checks
     (classes.make_class; a dunder the language refuses in a class body is refused here too)."""
     if name.__class__ is not str:
@@ -1976,16 +1976,13 @@ def _made_type(name, bases, namespace, **kwargs):
         raise TypeError(f"type.__new__() argument 2 must be tuple, not {type_name(bases)}")
     if not isinstance(namespace, dict):
         raise TypeError(f"type.__new__() argument 3 must be dict, not {type_name(namespace)}")
-    if kwargs:
-        raise TypeError(f"type() takes no keyword arguments other than a metaclass's: "
-                        f"'{next(iter(kwargs))}' is outside gradcli's language")
     for key in namespace:
         if key.__class__ is not str:
             raise TypeError(f"a class attribute named by a '{type_name(key)}' is outside gradcli's language")
     body = classes.prepare(name, list(bases))
     body["__module__"], body["__qualname__"] = "__main__", name
     body.update(namespace)
-    return classes.make_class(name, list(bases), body)
+    return classes.make_class(name, list(bases), body, None, kwargs)       # (kwargs: the bases' __init_subclass__)
 
 
 def _id(*args, **kwargs) -> int:

@@ -602,10 +602,10 @@ class Builder(PatternBuilder):
     def class_def(self, c):
         tok, name, _, arguments, _, _, body = c
         bases, keywords = arguments if arguments is not None else ([], [])
-        for keyword in keywords:        # `metaclass=M` stays with the bases (gradcli.language.classes takes it)
-            if keyword.name != "metaclass":
-                self.problems.refuse("class keywords other than metaclass= are", keyword)
-        bases = bases + [k for k in keywords if k.name == "metaclass"]
+        for keyword in keywords:        # the keywords stay with the bases: `metaclass=M` for gradcli.language.classes,
+            if keyword.name is None:    # the others for the bases' __init_subclass__
+                self.problems.refuse("`**` in a class's keywords is", keyword)
+        bases = bases + list(keywords)
         _check_class_body(body, self.problems)
         prefix = private_prefix(name.value)
         if prefix is not None:
