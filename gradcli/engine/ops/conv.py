@@ -708,6 +708,12 @@ def _nn_grad(fn: str, nd: int, which: int, given, size, grad_output, stride, pad
         raise RuntimeError(f"Given groups={groups}, weight of size {_size_list(w._a.shape)}, expected "
                            f"input{_size_list(x._a.shape)} to have {channels} channels, but got {x._a.shape[1]} "
                            f"channels instead")
+    padded = [s + 2 * q for s, q in zip(x._a.shape[2:], padding)]
+    dilated = [d * (n - 1) + 1 for d, n in zip(dilation, w._a.shape[2:])]
+    if any(a < b for a, b in zip(padded, dilated)):         # (the convolution's check, before grad_output's)
+        raise RuntimeError(f"Calculated padded input size per channel: ({' x '.join(map(str, padded))}). Kernel "
+                           f"size: ({' x '.join(map(str, dilated))}). Kernel size can't be greater than actual "
+                           f"input size")
     p = (stride, padding, dilation, False, [0] * nd, int(groups))
     expected = (x._a.shape[0], w._a.shape[0]) + _out_sizes(x._a.shape[2:], w._a.shape[2:], stride, padding, dilation)
     lift = 1 if nd == 1 else 0              # a 1-d convolution runs as a 2-d one: its dims count one more
