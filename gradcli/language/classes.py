@@ -660,9 +660,6 @@ class AttributeDict(dict):
             self._check(key, True)
         dict.clear(self)
 
-    def __reduce__(self):
-        return (dict, (dict(self),))
-
 
 bounds.BOUNDED_METHODS[AttributeDict] = bounds.BOUNDED_METHODS[dict]
 

@@ -18,7 +18,7 @@ from types import MethodType
 from itertools import islice
 
 from gradcli.language import access, bounds, classes, formatting, scopes, stdlib, syntax, torchapi, treebuild
-from gradcli.language.scopes import EMPTY, Cell
+from gradcli.language.scopes import CLASS_CELL, EMPTY, Cell
 from gradcli.language.flow import (BREAK, CATCHABLE, CONTINUE, POSITION, YIELDS as _YIELDS, Return as _Return,
                                    abort, enter, has_yield as _has_yield, iterate, locate, matches as _matches,
                                    not_iterable as _not_iterable, tracked as _tracked)
@@ -30,7 +30,6 @@ from gradcli.errors import ScriptSyntaxError
 from gradcli.language.syntaxerrors import Problems
 from gradcli.engine.tensor import Tensor, uninitialized_marks
 
-CLASS_CELL = "\0"                  # prefix of a class body's Cells in its namespace (no Python name has it)
 
 MAX_CALL_DEPTH = 300               # user-function recursion limit (each level costs several Python frames)
 STATE.call_limit = MAX_CALL_DEPTH   # (a script may lower it for its run: sys.setrecursionlimit)

@@ -20,13 +20,12 @@ import os
 import sys
 
 from gradcli.engine.addresses import address
-from gradcli.language.scopes import EMPTY, Cell
+from gradcli.language.scopes import CLASS_CELL, EMPTY, Cell
 
 # The code object of the function that runs a script's function body (ScriptFunction.__call__), and the files of
 # the modules whose closures take `env`
 CALL_CODES: set = set()
 _LANGUAGE_FILES = frozenset()
-_CLASS_CELL = "\0"
 
 
 def _language_files() -> frozenset:
@@ -77,7 +76,7 @@ def _globals_of(frames: list):
     return frames[-1][0] if frames else {}
 
 
-_LOCALS = "\0locals"      # the key of a frame's dict of locals in its env (no Python name has the prefix)
+_LOCALS = CLASS_CELL + "locals"      # the key of a frame's dict of locals in its env (no Python name has the prefix)
 
 
 def locals_of(env: dict, function, globals_: dict) -> dict:
@@ -86,13 +85,13 @@ def locals_of(env: dict, function, globals_: dict) -> dict:
     if env is globals_:
         return env
     if function is None:            # a class body or a comprehension: its variables, without gradcli's keys
-        order = [k for k in env if k.__class__ is not str or k[:1] != _CLASS_CELL]
+        order = [k for k in env if k.__class__ is not str or k[:1] != CLASS_CELL]
     else:
         shown = [p for p in function.parameters() if p not in ("/", "*")]      # (CPython's order: the named
         params = [p for p in shown if p[0] != "*"] + [p.lstrip("*") for p in shown if p[0] == "*"]   # ones first)
         shared = set(function.cells or ()) | set(function.frees or ())
         order = [p for p in params if p in env]
-        order += [k for k in env if k not in shared and k not in params and k[:1] != _CLASS_CELL]
+        order += [k for k in env if k not in shared and k not in params and k[:1] != CLASS_CELL]
         order += sorted(k for k in function.cells or () if k not in params)
         order += sorted(function.frees or ())
     out = env.get(_LOCALS)

@@ -44,6 +44,8 @@ class Cell:
 
 
 EMPTY = object()
+# The prefix of gradcli's own keys in a scope's dict (a class body's Cells, a frame's locals): no Python name has it
+CLASS_CELL = "\0"
 
 
 class Scope:
