@@ -239,7 +239,9 @@ def test_pytorch_classes_print_as_pytorch_names_them(form, printed):
 
 @pytest.mark.parametrize("source, message", [
     ("import torch\ntorch.Tensor | 3", "2:1: TypeError: unsupported operand type(s) for |: 'torch._C._TensorMeta' and 'int'"),
-    ("from typing import Protocol", "1:1: NotImplementedError: gradcli does not implement typing.Protocol"),
+    ("from typing import Protocol\nProtocol()",
+     "2:1: NotImplementedError: gradcli does not implement instances of typing.Protocol itself"),
+    ("from typing import ParamSpec", "1:1: NotImplementedError: gradcli does not implement typing.ParamSpec"),
     ("from typing import NamedTuple\nclass B:\n    pass\nclass A(NamedTuple, B):\n    x: int",
      "4:1: TypeError: can only inherit from a NamedTuple type and Generic"),
     ("import typing\ntyping.get_type_hints", "2:1: NotImplementedError: gradcli does not implement typing.get_type_hints"),
@@ -310,3 +312,121 @@ def test_a_named_tuples_subclass_as_cpython():
               "        return self.x * 2\nclass B(A):\n    def triple(self):\n        return self.x * 3\nb = B(2)\n"
               "print(b, b.double(), b.triple(), isinstance(b, A), B._fields, b._replace(x=5))\n")
     assert gradcli_output(source) == cpython_output(source)
+
+
+PROTOCOLS = "from typing import Protocol, runtime_checkable, TypeVar, List\nfrom abc import abstractmethod\n" + TRY + """\
+class SupportsForward(Protocol):
+    scale: float
+    def forward(self, x): ...
+@runtime_checkable
+class Closeable(Protocol):
+    def close(self): ...
+@runtime_checkable
+class Sized2(Protocol):
+    def __len__(self): ...
+@runtime_checkable
+class HasScale(Protocol):
+    scale: float
+class Layer(SupportsForward):
+    def __init__(self, s):
+        self.scale = s
+    def forward(self, x):
+        return x * self.scale
+class Res:
+    def close(self):
+        return 'closed'
+class Off:
+    close = None
+"""
+
+
+@pytest.mark.parametrize("snippet", [
+    # made: a protocol refuses, a class deriving from one is made (its own __init__, or the next one's)
+    "t(lambda: SupportsForward())\nl = Layer(2.0)\nprint(l.forward(3), isinstance(l, Layer), type(SupportsForward), "
+    "type(Layer))\nclass Bare(Closeable):\n    pass\nt(lambda: type(Bare()).__name__)\nt(lambda: Bare(1))\n"
+    "class WithInit(Protocol):\n    def __init__(self, a):\n        self.a = a\nprint(WithInit(4).a)",
+    # isinstance and issubclass: refused unless @runtime_checkable, else the members looked for
+    "t(lambda: isinstance(Layer(1.0), SupportsForward))\nt(lambda: issubclass(Layer, SupportsForward))\n"
+    "print(isinstance(Res(), Closeable), isinstance(Off(), Closeable), isinstance(3, Closeable))\n"
+    "print(issubclass(Res, Closeable), issubclass(Off, Closeable), issubclass(list, Sized2), issubclass(int, Sized2))\n"
+    "print(isinstance([1], Sized2), isinstance('ab', Sized2), isinstance(3.0, Sized2))\n"
+    "print(isinstance(Layer(1.0), HasScale), isinstance(Res(), HasScale))\nt(lambda: issubclass(Layer, HasScale))\n"
+    "t(lambda: issubclass(3, Closeable))\nprint(isinstance(Res(), (int, Closeable)), isinstance(3, (int, SupportsForward)))\n"
+    "t(lambda: isinstance(3, (SupportsForward, int)))",
+    # bases, generic protocols, runtime_checkable's refusals, abstract methods, inheritance of the flag
+    "T = TypeVar('T')\nclass Getter(Protocol[T]):\n    def get(self) -> T: ...\nprint(Getter[int], Getter)\n"
+    "def bad():\n    class B(Protocol, Res):\n        pass\nt(bad)\nt(lambda: runtime_checkable(Res))\n"
+    "t(lambda: runtime_checkable(3))\nt(lambda: Protocol[int])\nt(lambda: Protocol[()])\n"
+    "class Job(Protocol):\n    @abstractmethod\n    def run(self): ...\nclass Impl(Job):\n    pass\nt(lambda: Impl())\n"
+    "class Both(Closeable, Protocol):\n    def open(self): ...\nprint(isinstance(Res(), Both), type(Both))\n"
+    "print(SupportsForward.__name__, SupportsForward.__qualname__, SupportsForward.__module__)",
+    # a class pattern names a protocol as isinstance does
+    "def kind(x):\n    match x:\n        case Closeable():\n            return 'closeable'\n        case _:\n"
+    "            return 'other'\nprint(kind(Res()), kind(3))\n"
+    "def kind2(x):\n    match x:\n        case SupportsForward():\n            return 'f'\nt(lambda: kind2(1))",
+])
+def test_protocols_as_cpythons(snippet):
+    source = PROTOCOLS + snippet + "\n"
+    assert gradcli_output(source) == cpython_output(source)
+
+
+TYPED_DICTS = "from typing import TypedDict, Required, NotRequired, List, Optional\n" + TRY + """\
+class Config(TypedDict):
+    lr: float
+    steps: int
+class Extra(Config, total=False):
+    note: 'str'
+    seed: Required[int]
+"""
+
+
+@pytest.mark.parametrize("snippet", [
+    "c = Config(lr=0.1, steps=3)\nprint(c, type(c), Config, type(Config), Config.__annotations__, Config.__total__)\n"
+    "print(Extra(lr=1), Extra([('a', 1)]), Extra.__total__, Extra.__annotations__)\n"
+    "print(sorted(Extra.__required_keys__), sorted(Extra.__optional_keys__), Config.__name__, Config.__module__)\n"
+    "c['lr'] *= 2\nprint(c, {**c, 'x': 1}, list(c))",
+    "F = TypedDict('F', {'a': int, 'b': List[str]}, total=False)\nprint(F, F(a=1), F.__total__, F.__annotations__)\n"
+    "G = TypedDict('G', [('x', Optional[int])])\nprint(G.__annotations__, G.__qualname__)\n"
+    "t(lambda: TypedDict('X', {'a': (1, 2)}))\nt(lambda: TypedDict())\nt(lambda: TypedDict('X', {}, {}))\n"
+    "t(lambda: TypedDict('X', {'a': int}, b=int))\nt(lambda: isinstance({}, Config))\nt(lambda: issubclass(dict, Config))\n"
+    "t(lambda: Config.missing)\nprint(NotRequired[int], Required['x'])\nt(lambda: Required[int, str])",
+    "def bad():\n    class A(TypedDict, int):\n        x: int\nt(bad)\n"
+    "def bad2():\n    class A(TypedDict, foo=1):\n        x: int\nt(bad2)\n"
+    "class D(TypedDict):\n    'A doc.'\n    x: int = 3\nprint(D(x=1), D.x, D.__doc__)",
+])
+def test_typed_dicts_as_cpythons(snippet):
+    source = TYPED_DICTS + snippet + "\n"
+    assert gradcli_output(source) == cpython_output(source)
+
+
+def test_the_newer_forms_as_cpythons():
+    source = ("from typing import NewType, Annotated, Self, Never, LiteralString, TypeAlias, final, assert_never, List, "
+              "Optional, TypeVar\n" + TRY
+              + "UserId = NewType('UserId', int)\nprint(UserId, UserId(5), UserId('x'), type(UserId), UserId.__name__, "
+              "UserId.__supertype__, UserId.__module__)\nprint(UserId | None, Optional[UserId], List[UserId])\n"
+              "t(lambda: isinstance(1, UserId))\nt(lambda: UserId(1, 2))\nt(lambda: UserId[int])\n"
+              "def sub():\n    class Admin(UserId):\n        pass\nt(sub)\nt(lambda: NewType(3, int))\n"
+              "print(Annotated, Annotated[int, 'm'], Annotated[Annotated[int, 1], 2], Annotated[List[int], 'x', 3])\n"
+              "print(Annotated[int, 1](4), type(Annotated[int, 1]), Annotated[int, 1] == Annotated[int, 1], "
+              "isinstance(3, Annotated))\nT = TypeVar('T')\nprint(Annotated[List[T], 'x'][int])\n"
+              "t(lambda: Annotated[int])\nt(lambda: Annotated())\nt(lambda: Annotated[int, 1][str])\n"
+              "t(lambda: isinstance(1, Annotated[int, 1]))\n"
+              "for f in (Self, Never, LiteralString, TypeAlias):\n    t(lambda: f)\n    t(lambda: f[int])\n"
+              "    t(lambda: f())\n    t(lambda: isinstance(1, f))\n    t(lambda: List[f])\n"
+              "@final\ndef g():\n    return 1\nprint(g())\nt(lambda: assert_never(3))\n"
+              "class Node:\n    def clone(self) -> Self:\n        return self\nprint(type(Node().clone()).__name__)\n")
+    assert gradcli_output(source) == cpython_output(source)
+
+
+@pytest.mark.parametrize("expression", [
+    "P.__init__.__globals__", "P.__init__.__code__", "TD.__class__.__call__", "TD.__dict__", "TD.__mro__", "TD.__base__",
+    "TD.__init_subclass__", "U.__dict__", "U.__call__.__self__", "U.__class__.__init__", "Annotated[int, 1].__metadata__",
+    "Annotated[int, 1].__origin__", "Annotated.__class_getitem__", "typing.Protocol.__init_subclass__",
+    "typing.TypedDict.__globals__", "typing.Protocol[T].__origin__", "typing.runtime_checkable.__globals__",
+    "typing.NewType.__init__", "typing.Self.__class__.__init__",
+])
+def test_the_newer_forms_reach_no_more(expression):
+    source = ("import typing\nfrom typing import Protocol, TypedDict, NewType, Annotated, TypeVar\nT = TypeVar('T')\n"
+              "class P(Protocol):\n    def f(self): ...\nclass TD(TypedDict):\n    a: int\nU = NewType('U', int)\n"
+              f"x = {expression}\n")
+    assert located_error(source).endswith("is outside gradcli's language")

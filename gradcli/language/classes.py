@@ -124,6 +124,15 @@ CLASS_MAKERS: dict = {}
 # variables); and the script classes made generic that way -> their type variables (Box[int] subscripts them)
 BASE_FORMS: dict = {}
 GENERIC_PARAMETERS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+# What else watches class statements (typing.Protocol: gradcli.language.pytyping): objects with
+# check(name, bases), called before the class is made from its bases as written, and made(cls, bases), after
+CLASS_WATCHERS: list = []
+# typing's protocols among a script's classes -> the names a runtime check looks for (gradcli.language.pytyping);
+# every class whose metaclass is typing._ProtocolMeta in CPython (the protocols and the classes deriving from
+# them); and [isinstance, issubclass] against a protocol, as pytyping sets them
+PROTOCOLS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+PROTOCOL_CLASSES: "weakref.WeakSet" = weakref.WeakSet()
+PROTOCOL_CHECKS: list = [None, None]
 
 
 # The metaclasses other than ScriptType a class statement may end with, by the id of what names them: the class of
@@ -163,14 +172,19 @@ def make_class(name: str, bases: list, namespace: dict, metaclass=None, kwargs=N
     """The class a `class` statement makes from its evaluated bases and the namespace its body left; `kwargs`, its
     other keywords, go to the bases' __init_subclass__ as in CPython."""
     for base in bases:
-        maker = CLASS_MAKERS.get(id(base))
+        maker = CLASS_MAKERS.get(id(base)) or CLASS_MAKERS.get(id(base.__class__))
         if maker is not None:
+            if getattr(maker, "takes_keywords", False):     # (typing.TypedDict's total=)
+                return maker(name, bases, namespace, kwargs or {})
             _no_keywords(name, kwargs)
             return maker(name, bases, namespace)
     maker = _metaclass_maker(bases, metaclass)
     if maker is not None:
         _no_keywords(name, kwargs)
         return maker.make(name, bases, namespace)
+    written = bases
+    for watcher in CLASS_WATCHERS:
+        watcher.check(name, written)
     variables = []
     if BASE_FORMS:
         resolved = []
@@ -191,6 +205,8 @@ def make_class(name: str, bases: list, namespace: dict, metaclass=None, kwargs=N
         raise
     if variables:
         GENERIC_PARAMETERS[cls] = tuple(variables)
+    for watcher in CLASS_WATCHERS:
+        watcher.made(cls, written)
     return cls
 
 

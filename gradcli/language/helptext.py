@@ -1518,6 +1518,15 @@ _MODULES = {
 # The functions and classes of abc, contextlib and enum, by (module, name) (gradcli.language.pyabc, pycontextlib,
 # pyenum; enum's classes are CPython's)
 _PYTHON_NAMES = {
+    ("typing", "runtime_checkable"): ("runtime_checkable(cls)", "A decorator letting isinstance() and issubclass() "
+                                      "test a typing.Protocol class: a value matches when it has every method and "
+                                      "attribute the protocol names."),
+    ("typing", "final"): ("final(f)", "A decorator marking a method or class final for type checkers; returns it "
+                          "unchanged."),
+    ("typing", "assert_never"): ("assert_never(arg, /)", "Raises AssertionError: marks code a type checker proves "
+                                 "unreachable."),
+    ("typing", "NewTypeForm"): ("NewType(name, tp)", "A distinct name for a type, for type checkers; called, it "
+                                "returns its argument unchanged."),
     ("abc", "ABC"): ("class ABC", "A base class whose subclasses cannot be instantiated while a method marked "
                                   "@abstractmethod is left undefined."),
     ("abc", "abstractmethod"): ("abstractmethod(funcobj)", "A decorator marking a method abstract: a class of ABC "
@@ -1605,6 +1614,7 @@ _PYTHON_NAMES = {
                                                  "share a value."),
 }
 _PYTHON_MODULE_FILES = {"gradcli.language.pyabc": "abc", "gradcli.language.pycontextlib": "contextlib",
+                        "gradcli.language.pytyping": "typing",
                         "gradcli.language.pyinspect": "inspect",
                         "gradcli.language.pyenum": "enum", "_io": "io", "io": "io"}
 
@@ -1914,7 +1924,14 @@ def text_for(obj, builtins: dict | None = None) -> str:
         return _format(repr(obj), "A dtype: the type of a tensor's elements, given as dtype=.")
     if obj.__class__.__name__ == "torch.memory_format":
         return _format(repr(obj), what(repr(obj).removeprefix("torch.")))
+    if obj.__class__.__name__ == "TypedDictMaker" or obj.__class__.__name__ == "TypedDictMeta":
+        return _format(repr(obj), "A TypedDict: a class whose annotations name a dict's keys and their types, for "
+                                  "type checkers; calling it makes a plain dict.")
     if obj.__class__ in stdlib.OPAQUE_CLASSES:
+        if obj.__class__.__name__ == "ProtocolBase":
+            return _format(repr(obj), "The base of a protocol: a class naming the methods and attributes other "
+                                      "classes have, without deriving from it; @runtime_checkable lets isinstance "
+                                      "test them.")
         return _format(repr(obj), "A type annotation (typing): it prints and compares as typing's does; none of its "
                                   "attributes is in the language.")
     if getattr(obj, "__module__", None) == "gradcli.language.pydataclasses" and \

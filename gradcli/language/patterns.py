@@ -178,7 +178,10 @@ def _match_class(compiler, p):
         real = stdlib.pattern_class(cls)
         if real is None:
             raise _located(TypeError("called match pattern must be a type"), line, col)
-        if not isinstance(subject, real) and not (
+        if classes.PROTOCOLS and real in classes.PROTOCOLS:      # typing.Protocol's own check
+            if not classes.PROTOCOL_CHECKS[0](subject, real, stdlib.isinstance_of):
+                return False
+        elif not isinstance(subject, real) and not (
                 classes.VIRTUAL and classes.virtual_subclass(subject.__class__, real)):       # (abc's register)
             return False
         attrs = names

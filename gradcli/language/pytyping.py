@@ -14,8 +14,9 @@ from __future__ import annotations
 import importlib
 import types as _types
 import typing as _typing
+import weakref
 
-from gradcli.language import bounds, classes, pycollections, stdlib
+from gradcli.language import access, bounds, classes, pycollections, stdlib
 
 NoneType = type(None)
 
@@ -88,10 +89,11 @@ class SpecialForm(TypeForm):
     def __getitem__(self, params):
         if self.name == "Any":
             raise TypeError("type 'Any' is not subscriptable")
-        if self.name == "NoReturn":
+        if self.name in _PLAIN_FORMS:
             raise TypeError(f"{self!r} is not subscriptable")
-        if self.name in ("ClassVar", "Final"):
-            message = f"{self!r} accepts only single type."
+        if self.name in ("ClassVar", "Final", "Required", "NotRequired"):
+            message = f"{self!r} accepts only single type." if self.name in ("ClassVar", "Final") else \
+                f"{self.name} accepts only a single type."
             if params.__class__ is tuple:
                 raise TypeError(f"{message} Got {params!r:.100}.")
             return GenericAlias(self, (_argument(params, message),))
@@ -111,6 +113,65 @@ class SpecialForm(TypeForm):
         if self.name == "Any":
             raise TypeError("Any cannot be instantiated")
         raise TypeError(f"Cannot instantiate {self!r}")
+
+
+# typing's special forms that take no subscript (and may stand alone as a type argument, as Any does)
+_PLAIN_FORMS = frozenset(("NoReturn", "Never", "Self", "LiteralString", "TypeAlias"))
+
+
+class AnnotatedBase(TypeForm):
+    """typing.Annotated before a subscript: a class in CPython, of which nothing is an instance."""
+
+    __slots__ = ()
+
+    def key(self) -> tuple:
+        return ("Annotated",)
+
+    def __repr__(self) -> str:
+        return "<class 'typing.Annotated'>"
+
+    def __getitem__(self, params):
+        return make_annotated(params)
+
+    def __call__(self, *args, **kwargs):
+        raise TypeError("Type Annotated cannot be instantiated.")
+
+
+class AnnotatedForm(TypeForm):
+    """typing.Annotated[int, 'meta', ...]: a type with values attached, which nothing reads; it stands for the
+    type (called, it calls it), and a subscript replaces the type's type variables."""
+
+    __slots__ = ("origin", "metadata")
+
+    def __init__(self, origin, metadata: tuple):
+        self.origin = origin
+        self.metadata = metadata
+
+    def key(self) -> tuple:
+        return ("annotated", self.origin, self.metadata)
+
+    def __repr__(self) -> str:
+        return f"typing.Annotated[{_typing_repr(self.origin)}, {', '.join(repr(m) for m in self.metadata)}]"
+
+    def __call__(self, *args, **kwargs):
+        return self.origin(*args, **kwargs)
+
+    def __getitem__(self, params):
+        variables = parameters((self.origin,))
+        if not variables:
+            raise TypeError(f"{self!r} is not a generic class")
+        return AnnotatedForm(substitute(self, (self.origin,), variables, params)[0], self.metadata)
+
+
+def make_annotated(params) -> AnnotatedForm:
+    """Annotated[T, x, ...] as typing builds it: at least a type and one value; an Annotated inside flattened."""
+    if params.__class__ is not tuple or len(params) < 2:
+        raise TypeError("Annotated[...] should be used with at least two arguments (a type and an annotation).")
+    origin = _argument(params[0], "Annotated[t, ...]: t must be a type.")
+    metadata = tuple(params[1:])
+    if origin.__class__ is AnnotatedForm:
+        origin, metadata = origin.origin, origin.metadata + metadata
+    return AnnotatedForm(origin, metadata)
 
 
 class SpecialAlias(TypeForm):
@@ -204,6 +265,8 @@ def parameters(args) -> tuple:
             inner = (a,)
         elif a.__class__ in (GenericAlias, UserAlias, BuiltinAlias) or isinstance(a, UnionForm):
             inner = parameters(a.args)
+        elif a.__class__ is AnnotatedForm:
+            inner = parameters((a.origin,))
         else:
             inner = ()
         found += [v for v in inner if v not in found]
@@ -230,6 +293,8 @@ def substitute(form, args: tuple, variables: tuple, params) -> tuple:
             return a.__class__(a.origin, replaced(a.args))
         if isinstance(a, UnionForm):
             return make_union(replaced(a.args), a.typing)
+        if a.__class__ is AnnotatedForm:
+            return AnnotatedForm(replaced(a.origin), a.metadata)
         return a
     return replaced(args)
 
@@ -275,41 +340,58 @@ class GenericBase(TypeForm):
     """typing.Generic: `class Box(Generic[T])` makes Box generic in T (Box[int] is then a form)."""
 
     __slots__ = ()
+    name = "Generic"
 
     def key(self) -> tuple:
-        return ("Generic",)
+        return (self.name,)
 
     def __repr__(self) -> str:
-        return "<class 'typing.Generic'>"
+        return f"<class 'typing.{self.name}'>"
 
     def __getitem__(self, params):
         params = params if params.__class__ is tuple else (params,)
         if not params:
-            raise TypeError("Parameter list to Generic[...] cannot be empty")
+            raise TypeError(f"Parameter list to {self.name}[...] cannot be empty")
         if any(p.__class__ is not TypeVarForm for p in params):
-            raise TypeError("Parameters to Generic[...] must all be type variables or parameter specification "
+            raise TypeError(f"Parameters to {self.name}[...] must all be type variables or parameter specification "
                             "variables.")
         if len(set(params)) != len(params):
-            raise TypeError("Parameters to Generic[...] must all be unique")
-        return GenericOf(params)
+            raise TypeError(f"Parameters to {self.name}[...] must all be unique")
+        return GenericOf(params) if self.name == "Generic" else ProtocolOf(params)
 
     def __call__(self, *args, **kwargs):
-        raise NotImplementedError("gradcli does not implement instances of typing.Generic itself")
+        raise NotImplementedError(f"gradcli does not implement instances of typing.{self.name} itself")
+
+
+class ProtocolBase(GenericBase):
+    """typing.Protocol: `class SupportsForward(Protocol)` declares methods and attributes other classes have
+    (see "Protocols" below)."""
+
+    __slots__ = ()
+    name = "Protocol"
 
 
 class GenericOf(TypeForm):
     """typing.Generic[T, K]: named as a base only."""
 
     __slots__ = ("args",)
+    name = "Generic"
 
     def __init__(self, args: tuple):
         self.args = args
 
     def key(self) -> tuple:
-        return ("Generic", self.args)
+        return (self.name, self.args)
 
     def __repr__(self) -> str:
-        return f"typing.Generic[{', '.join(repr(a) for a in self.args)}]"
+        return f"typing.{self.name}[{', '.join(repr(a) for a in self.args)}]"
+
+
+class ProtocolOf(GenericOf):
+    """typing.Protocol[T]: a generic protocol's base."""
+
+    __slots__ = ()
+    name = "Protocol"
 
 
 class UserAlias(TypeForm):
@@ -351,7 +433,7 @@ def subscript_generic(cls, params):
 def _base_of_generic(base) -> tuple:
     """What a class statement derives from for a base naming a generic form: nothing for Generic[T], the
     class for Box[int]; and the type variables the form brings."""
-    if base.__class__ is GenericOf:
+    if base.__class__ is GenericOf or base.__class__ is ProtocolOf:
         return None, base.args
     return base.origin, parameters(base.args)
 
@@ -388,18 +470,19 @@ def make_literal(params: tuple) -> LiteralForm:
 
 
 class ForwardRef(TypeForm):
-    """A string given where typing wants a type: `List['Net']`."""
+    """A string given where typing wants a type: `List['Net']` (a TypedDict's names it with its module)."""
 
-    __slots__ = ("text",)
+    __slots__ = ("text", "module")
 
-    def __init__(self, text: str):
+    def __init__(self, text: str, module=None):
         self.text = text
+        self.module = module
 
     def key(self) -> tuple:
-        return ("forward", self.text)
+        return ("forward", self.text, self.module)
 
     def __repr__(self) -> str:
-        return f"ForwardRef({self.text!r})"
+        return f"ForwardRef({self.text!r}" + ("" if self.module is None else f", module={self.module!r}") + ")"
 
 
 class UnionForm(TypeForm):
@@ -480,9 +563,10 @@ def _typing_repr(value) -> str:
 def _argument(value, message: str):
     """An argument as typing's _type_check keeps it: None as NoneType, a string as a ForwardRef; a bare
     Optional or Union, and a tuple, refused in typing's words (3.11 takes any other value)."""
-    if value.__class__ is SpecialForm and value.name not in ("Any", "NoReturn"):
+    if value.__class__ is SpecialForm and value.name != "Any" and value.name not in _PLAIN_FORMS:
         raise TypeError(f"Plain {value!r} is not valid as type argument")
-    if value.__class__ is GenericAlias and value.alias.__class__ is SpecialForm:    # ClassVar[int], Final[int]
+    if value.__class__ is GenericAlias and value.alias.__class__ is SpecialForm and \
+            value.alias.name in ("ClassVar", "Final"):
         raise TypeError(f"{value!r} is not valid as type argument")
     if value.__class__ is tuple:
         raise TypeError(f"{message} Got {value!r:.100}.")
@@ -553,12 +637,14 @@ def instance_classes(form, fn: str, real):
         return tuple(real(a, fn) for a in (form.args if isinstance(form, UnionForm) else form.__args__))
     if form.__class__ is SpecialForm:
         raise TypeError(f"{form!r} cannot be used with {fn}()")
+    if form.__class__ is AnnotatedBase:     # a class nothing is an instance of
+        return ()
     if form.__class__ is BuiltinAlias:
         raise TypeError(f"{fn}() argument 2 cannot be a parameterized generic")
     if form.__class__ is SpecialAlias:     # typing.List is list; typing.Iterable is collections.abc's
         module, _, name = form.real.rpartition(".")
         return getattr(importlib.import_module(module), name)
-    if form.__class__ in (GenericAlias, LiteralForm, UserAlias, GenericOf):
+    if form.__class__ in (GenericAlias, LiteralForm, UserAlias, GenericOf, ProtocolOf, AnnotatedForm):
         raise TypeError("Subscripted generics cannot be used with class and instance checks")
     raise TypeError(f"{fn}() arg 2 must be a type, a tuple of types, or a union")
 
@@ -628,6 +714,337 @@ def _named_tuple(name: str, fields: list, defaults: dict, namespace: dict):
     return cls
 
 
+# ------------------------------------------------------------------------------------------ Protocols
+# A script's class naming typing.Protocol (or Protocol[T]) among its bases is a protocol: it cannot be made, its
+# members are the names its body (and its protocol bases') binds or annotates, and isinstance/issubclass against it
+# refuse unless it is decorated @runtime_checkable, when they look for those members, as CPython 3.11's
+# _ProtocolMeta does. The class stays a ScriptType class (classes.PROTOCOLS records it); typing._ProtocolMeta
+# derives from abc.ABCMeta, so its abstract methods are counted.
+
+# What CPython's _get_protocol_attrs leaves out of a protocol's members (and gradcli's own keys)
+_NOT_MEMBERS = frozenset(("__abstractmethods__", "__annotations__", "__weakref__", "_is_protocol",
+                          "_is_runtime_protocol", "__dict__", "__args__", "__slots__", "__next_in_mro__",
+                          "__parameters__", "__origin__", "__orig_bases__", "__extra__", "__tree_hash__", "__doc__",
+                          "__subclasshook__", "__init__", "__new__", "__module__", "_MutableMapping__marker", "_gorg",
+                          "__qualname__"))
+_RUNTIME: "weakref.WeakSet" = weakref.WeakSet()        # the protocols decorated @runtime_checkable
+
+
+class _ProtocolWatcher:
+    """Checks a protocol's bases before its class is made, and records it (and a class deriving from one)
+    after; refuses a NewType as a base, in CPython's words."""
+
+    @staticmethod
+    def check(name: str, bases: list) -> None:
+        for b in bases:
+            if b.__class__ is NewTypeForm:
+                raise TypeError("Cannot subclass an instance of NewType. Perhaps you were looking for: "
+                                f"`{name} = NewType({name!r}, {b.name})`")
+        if not any(b.__class__ is ProtocolBase or b.__class__ is ProtocolOf for b in bases):
+            return
+        for b in bases:
+            if b.__class__ in (ProtocolBase, ProtocolOf, GenericOf) or b is object or \
+                    getattr(b, "original", None) is object or (isinstance(b, type) and b in classes.PROTOCOLS):
+                continue
+            raise TypeError(f"Protocols can only inherit from other protocols, got {b!r}")
+
+    @staticmethod
+    def made(cls, bases: list) -> None:
+        protocol = any(b.__class__ is ProtocolBase or b.__class__ is ProtocolOf for b in bases)
+        if not protocol and not (classes.PROTOCOL_CLASSES and any(b in classes.PROTOCOL_CLASSES
+                                                                  for b in cls.__mro__[1:])):
+            return
+        classes.PROTOCOL_CLASSES.add(cls)
+        if protocol:
+            members = set()
+            for base in cls.__mro__:
+                if base is cls or base in classes.PROTOCOLS:
+                    members.update(k for k in base.__dict__ if k not in _NOT_MEMBERS and k[:1] != "\0"
+                                   and not k.startswith("_abc_"))
+                    members.update(base.__dict__.get("__annotations__", {}))
+            classes.PROTOCOLS[cls] = frozenset(members)
+            if cls.__init__ is object.__init__:         # (one of its own, or a base's, stays)
+                type.__setattr__(cls, "__init__", _no_init_or_replace_init)
+        classes.set_abstract_methods(cls)
+
+
+def _no_init_or_replace_init(self, *args, **kwargs):
+    """A protocol's __init__ when it has none: a protocol cannot be made; a class deriving from one takes the
+    next __init__ of its classes, as CPython 3.11 replaces it."""
+    cls = type(self)
+    if cls in classes.PROTOCOLS:
+        raise TypeError("Protocols cannot be instantiated")
+    if cls.__init__ is not _no_init_or_replace_init:
+        return
+    for base in cls.__mro__:
+        init = base.__dict__.get("__init__", _no_init_or_replace_init)
+        if init is not _no_init_or_replace_init:
+            type.__setattr__(cls, "__init__", init)
+            break
+    cls.__init__(self, *args, **kwargs)
+
+
+def runtime_checkable(cls):
+    """typing.runtime_checkable: lets isinstance and issubclass test a protocol's members."""
+    if isinstance(cls, type) and cls in classes.PROTOCOLS:
+        _RUNTIME.add(cls)
+        return cls
+    if _is_class(cls):
+        raise TypeError(f"@runtime_checkable can be only applied to protocol classes, got {cls!r}")
+    raise TypeError("issubclass() arg 1 must be a class")
+
+
+def _runtime(cls) -> bool:
+    return any(c in _RUNTIME for c in cls.__mro__)
+
+
+def _methods_only(cls) -> bool:
+    return all(callable(getattr(cls, name, None)) for name in classes.PROTOCOLS[cls])
+
+
+def _has_members(obj, cls) -> bool:
+    """Whether `obj` has every member of protocol `cls` as a script reads attributes (a method not None)."""
+    for name in classes.PROTOCOLS[cls]:
+        try:
+            value = access.read_attr(obj, name)
+        except AttributeError:
+            return False
+        if value is None and callable(getattr(cls, name, None)):
+            return False
+    return True
+
+
+def _class_has_members(other, cls) -> bool:
+    """_ProtocolMeta's structural check of a class: each member bound (not to None) by one of its classes,
+    or annotated by a protocol among them."""
+    for name in classes.PROTOCOLS[cls]:
+        for base in other.__mro__:
+            found = base.__dict__
+            if name in found:
+                if found[name] is None:
+                    return False
+                break
+            if base in classes.PROTOCOLS and name in found.get("__annotations__", {}):
+                break
+        else:
+            return False
+    return True
+
+
+def _refuse_unless_runtime(cls) -> None:
+    if not _runtime(cls):
+        raise TypeError("Instance and class checks can only be used with @runtime_checkable protocols")
+
+
+def _derives(sub, cls) -> bool:
+    return issubclass(sub, cls) or bool(classes.VIRTUAL) and classes.virtual_subclass(sub, cls)
+
+
+def _each(value, real, fallback, check) -> bool:
+    """isinstance/issubclass over `real` (a class or a tuple of them) in order: `check` for a protocol,
+    `fallback` (the script's own isinstance or issubclass) for any other class."""
+    for cls in (real if real.__class__ is tuple else (real,)):
+        if isinstance(cls, type) and cls in classes.PROTOCOLS:
+            if check(value, cls):
+                return True
+        elif fallback(value, cls):
+            return True
+    return False
+
+
+def _instance_of(obj, cls) -> bool:
+    _refuse_unless_runtime(cls)
+    methods_only = _methods_only(cls)
+    if methods_only and _derives(obj.__class__, cls) or _has_members(obj, cls):
+        return True
+    return _derives(obj.__class__, cls) or methods_only and _class_has_members(obj.__class__, cls)
+
+
+def _subclass_of(sub, cls) -> bool:
+    _refuse_unless_runtime(cls)
+    if not _methods_only(cls):
+        raise TypeError("Protocols with non-method members don't support issubclass()")
+    return _class_has_members(sub, cls) or _derives(sub, cls)
+
+
+def protocol_isinstance(obj, real, fallback) -> bool:
+    """isinstance(obj, real) where `real` (a class or a tuple of them) names a protocol."""
+    return _each(obj, real, fallback, _instance_of)
+
+
+def protocol_issubclass(sub, real, fallback) -> bool:
+    """issubclass(sub, real) where `real` names a protocol."""
+    return _each(sub, real, fallback, _subclass_of)
+
+
+# ------------------------------------------------------------------------------------------ TypedDict
+# A TypedDict class is a Python class whose metaclass makes plain dicts when called (TD(lr=0.1) is {'lr': 0.1}),
+# as CPython's _TypedDictMeta does; scripts read its __annotations__, __total__, __required_keys__ and
+# __optional_keys__ (gradcli.language.access's rules for its metaclass, below).
+
+class TypedDictMeta(type):
+    """typing._TypedDictMeta: its classes make dicts; isinstance and issubclass refuse them."""
+
+    __call__ = dict
+
+    def __instancecheck__(cls, other):
+        raise TypeError("TypedDict does not support instance and class checks")
+
+    __subclasscheck__ = __instancecheck__
+
+
+_TYPED_DICT_FIELD = "TypedDict('Name', {f0: t0, f1: t1, ...}); each t must be a type"
+
+
+def _typed_dict_class(name: str, bases: tuple, annotations: dict, total: bool, namespace: dict):
+    own = {}
+    for key, kind in annotations.items():
+        kind = _argument(kind, _TYPED_DICT_FIELD)
+        own[key] = ForwardRef(kind.text, "__main__") if kind.__class__ is ForwardRef else kind
+    merged, required, optional = {}, set(), set()
+    for base in bases:
+        merged.update(base.__dict__.get("__annotations__", {}))
+        required.update(base.__dict__.get("__required_keys__", ()))
+        optional.update(base.__dict__.get("__optional_keys__", ()))
+    merged.update(own)
+    for key, kind in own.items():
+        marker = kind.alias.name if kind.__class__ is GenericAlias and kind.alias.__class__ is SpecialForm else None
+        (required if (marker == "Required" or marker != "NotRequired" and total) else optional).add(key)
+    body = {k: v for k, v in namespace.items() if not classes.is_dunder(k) and k[:1] != "\0"}
+    body.update({"__module__": "__main__", "__qualname__": namespace.get("__qualname__", name),
+                 "__annotations__": merged, "__required_keys__": frozenset(required),
+                 "__optional_keys__": frozenset(optional), "__total__": total})
+    if "__doc__" in namespace:
+        body["__doc__"] = namespace["__doc__"]
+    return TypedDictMeta(name, (dict,), body)
+
+
+def _make_typed_dict_class(name: str, bases: list, namespace: dict, kwargs: dict):
+    """`class Config(TypedDict, total=False)`, or deriving from another TypedDict class."""
+    for key in kwargs:
+        if key != "total":
+            raise TypeError(f"_TypedDictMeta.__new__() got an unexpected keyword argument '{key}'")
+    typed = []
+    for base in bases:
+        if base is TYPED_DICT:
+            continue
+        if base.__class__ is not TypedDictMeta:
+            raise TypeError("cannot inherit from both a TypedDict type and a non-TypedDict base class")
+        typed.append(base)
+    return _typed_dict_class(name, tuple(typed), dict(namespace.get("__annotations__", {})),
+                             kwargs.get("total", True), namespace)
+
+
+_make_typed_dict_class.takes_keywords = True
+
+
+class TypedDictMaker:
+    """typing.TypedDict as scripts hold it: called, the functional form (`TypedDict('Cfg', {'lr': float})`);
+    as a class statement's base, the class form."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        from gradcli.engine.addresses import address
+        return f"<function TypedDict at {address(self)}>"
+
+    def __call__(self, *args, total=True, **kwargs):
+        if not args:
+            raise TypeError("TypedDict() missing 1 required positional argument: 'typename'")
+        if len(args) > 2:
+            raise TypeError(f"TypedDict() takes from 1 to 2 positional arguments but {len(args)} were given")
+        typename, fields = args[0], args[1] if len(args) == 2 else None
+        if fields is None:
+            fields = kwargs
+            if kwargs:
+                from gradcli.engine.state import STATE
+                if STATE.warn is not None:
+                    STATE.warn("DeprecationWarning", "The kwargs-based syntax for TypedDict definitions is "
+                               "deprecated in Python 3.11, will be removed in Python 3.13, and may not be understood "
+                               "by third-party type checkers.")
+        elif kwargs:
+            raise TypeError("TypedDict takes either a dict or keyword arguments, but not both")
+        annotations = dict(bounds.take(fields, "dict")) if fields.__class__ is not dict else dict(fields)
+        return _typed_dict_class(typename, (), annotations, total, {"__qualname__": typename})
+
+
+class _TypedDictRules:
+    """What a script reads of a TypedDict class (its instances are plain dicts)."""
+
+    _READ = frozenset(("__annotations__", "__required_keys__", "__optional_keys__", "__total__", "__name__",
+                       "__qualname__", "__module__", "__doc__"))
+
+    @classmethod
+    def class_attr(cls, obj, name: str):
+        if name in cls._READ:
+            return getattr(obj, name)
+        if classes.is_dunder(name):
+            raise AttributeError(f"'{stdlib.type_name(obj)}' object attribute '{name}' is outside gradcli's language")
+        if name in obj.__dict__:
+            return obj.__dict__[name]
+        if hasattr(dict, name):
+            raise NotImplementedError(f"gradcli does not implement dict's {name} read from a TypedDict class")
+        raise AttributeError(f"type object '{obj.__name__}' has no attribute '{name}'")
+
+    @staticmethod
+    def member_attr(obj, name: str):        # (nothing is an instance of a TypedDict class)
+        raise AttributeError(name)
+
+    @staticmethod
+    def set_attr(obj, name: str, value) -> None:
+        raise AttributeError(f"setting attributes of a TypedDict class is outside gradcli's language")
+
+    @staticmethod
+    def del_attr(obj, name: str) -> None:
+        raise AttributeError(f"deleting attributes of a TypedDict class is outside gradcli's language")
+
+    @classmethod
+    def attribute_names(cls, obj) -> frozenset:
+        return cls._READ | frozenset(k for k in obj.__dict__ if not classes.is_dunder(k))
+
+
+# ------------------------------------------------------------------------------------------ NewType and the rest
+
+class NewTypeForm(TypeForm):
+    """typing.NewType('UserId', int): a name for a type that checkers tell apart; called, it returns its argument."""
+
+    typing = True       # (no __slots__: what a script reads of it, access.ALLOWED below, is in its __dict__)
+
+    def __init__(self, name, tp):
+        if name.__class__ is not str:       # (CPython's NewType looks for a '.' in it first)
+            raise TypeError(f"argument of type '{stdlib.type_name(name)}' is not iterable")
+        self.name = name.rpartition(".")[2]
+        self.supertype = _converted(tp)
+        self.__dict__.update({"__name__": self.name, "__qualname__": self.name, "__module__": "__main__",
+                              "__supertype__": self.supertype})
+
+    def key(self) -> tuple:
+        return ("newtype", id(self))
+
+    def __repr__(self) -> str:
+        return f"__main__.{self.name}"
+
+    def __call__(self, *args, **kwargs):
+        if kwargs:
+            raise TypeError("_typing._idfunc() takes no keyword arguments")
+        if len(args) != 1:
+            raise TypeError(f"_typing._idfunc() takes exactly one argument ({len(args)} given)")
+        return args[0]
+
+    def __getitem__(self, params):
+        raise TypeError("'NewType' object is not subscriptable")
+
+
+
+def final(f):
+    """typing.final: marks a method or class final for checkers; returns it unchanged."""
+    return f
+
+
+def assert_never(arg, /):
+    raise AssertionError(f"Expected code to be unreachable, but got: {repr(arg)[:100]}")
+
+
 def members() -> dict:
     """The typing module's names scripts use in annotations."""
     return {
@@ -664,6 +1081,11 @@ def members() -> dict:
         "overload": _typing.overload,   # returns a function that refuses to be called, in typing's words
         "NamedTuple": NAMED_TUPLE,
         "TypeVar": type_var, "Generic": GENERIC,
+        "Protocol": PROTOCOL, "runtime_checkable": runtime_checkable, "TypedDict": TYPED_DICT,
+        "Required": SpecialForm("Required"), "NotRequired": SpecialForm("NotRequired"),
+        "NewType": NewTypeForm, "Annotated": ANNOTATED, "final": final, "assert_never": assert_never,
+        "Self": SpecialForm("Self"), "Never": SpecialForm("Never"), "LiteralString": SpecialForm("LiteralString"),
+        "TypeAlias": SpecialForm("TypeAlias"),
     }
 
 
@@ -688,11 +1110,24 @@ def _python_class(value) -> str:
 
 _PATHS = {ForwardRef: "typing.ForwardRef", UnionForm: "typing._UnionGenericAlias", UnionType: "types.UnionType",
           BuiltinAlias: "types.GenericAlias", LiteralForm: "typing._LiteralGenericAlias", TypeVarForm: "typing.TypeVar",
-          GenericBase: "type", GenericOf: "typing._GenericAlias", UserAlias: "typing._GenericAlias"}
+          GenericBase: "type", GenericOf: "typing._GenericAlias", UserAlias: "typing._GenericAlias",
+          ProtocolBase: "typing._ProtocolMeta", ProtocolOf: "typing._GenericAlias", AnnotatedBase: "type",
+          AnnotatedForm: "typing._AnnotatedAlias", NewTypeForm: "typing.NewType", TypedDictMaker: "function"}
 # scripts read none of their attributes (gradcli.language.access refuses every one)
 stdlib.register_opaque({cls: _python_class for cls in (SpecialForm, SpecialAlias, GenericAlias, *_PATHS)})
 
 NAMED_TUPLE = NamedTupleMaker()
 classes.CLASS_MAKERS[id(NAMED_TUPLE)] = NAMED_TUPLE.make_class
 GENERIC = GenericBase()
-classes.BASE_FORMS.update({GenericOf: _base_of_generic, UserAlias: _base_of_generic})
+PROTOCOL = ProtocolBase()
+ANNOTATED = AnnotatedBase()
+TYPED_DICT = TypedDictMaker()
+classes.BASE_FORMS.update({GenericOf: _base_of_generic, UserAlias: _base_of_generic, ProtocolOf: _base_of_generic,
+                           ProtocolBase: lambda base: (None, ())})
+classes.CLASS_WATCHERS.append(_ProtocolWatcher)
+classes.PROTOCOL_CHECKS[:] = [protocol_isinstance, protocol_issubclass]
+classes.CLASS_MAKERS[id(TYPED_DICT)] = classes.CLASS_MAKERS[id(TypedDictMeta)] = _make_typed_dict_class
+classes.HELD_METACLASSES[TypedDictMeta] = "typing._TypedDictMeta"
+access.register_metaclass_rules(TypedDictMeta, _TypedDictRules)
+access.allow_held(NewTypeForm, frozenset(("__supertype__",)))     # (a class, read as it is)
+access.ALLOWED[NewTypeForm] = frozenset(("__name__", "__qualname__", "__module__", "__supertype__"))

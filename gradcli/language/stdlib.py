@@ -1695,6 +1695,8 @@ def _isinstance(obj, classinfo) -> bool:
     """isinstance, where torch's classes are the script's names for them (torch.Tensor, torch.Size,
     torch.dtype, torch.Generator)."""
     real = _real_classes(classinfo)
+    if classes.PROTOCOLS and _names_protocol(real):     # typing.Protocol's classes: its own checks
+        return classes.PROTOCOL_CHECKS[0](obj, real, _isinstance)
     if obj.__class__ in _STAND_INS:     # a class or function held as gradcli's stand-in: an instance of its type()
         held = _held_class(obj)
         if held is not None:
@@ -1706,10 +1708,20 @@ def _isinstance(obj, classinfo) -> bool:
     return _sparse_tensor(obj) and (real is Tensor or real.__class__ is tuple and Tensor in real)
 
 
+def _names_protocol(real) -> bool:
+    """Whether isinstance's classes (one, or a tuple) include a typing.Protocol of the script's."""
+    if real.__class__ is tuple:
+        return any(c in classes.PROTOCOLS for c in real if isinstance(c, type))
+    return isinstance(real, type) and real in classes.PROTOCOLS
+
+
 def _sparse_tensor(obj) -> bool:
     """Whether `obj` is a sparse tensor (gradcli.engine.sparse, loaded only once a script makes one)."""
     module = sys.modules.get("gradcli.engine.sparse")
     return module is not None and obj.__class__ is module.SparseTensor
+
+
+isinstance_of = _isinstance
 
 
 def _issubclass(cls, classinfo) -> bool:
@@ -1719,6 +1731,8 @@ def _issubclass(cls, classinfo) -> bool:
     if not isinstance(real, type):
         raise TypeError("issubclass() arg 1 must be a class")
     wanted = _real_classes(classinfo, "issubclass")
+    if classes.PROTOCOLS and _names_protocol(wanted):
+        return classes.PROTOCOL_CHECKS[1](real, wanted, _issubclass)
     if getattr(real, "MARKS_A_TENSOR", False) and issubclass(Tensor, wanted):    # nn.Parameter, nn.Buffer: tensors
         return True
     return issubclass(real, wanted) or bool(classes.VIRTUAL) and classes.virtual_subclass(real, wanted)
@@ -1898,6 +1912,8 @@ def script_type(obj):
     if isinstance(obj, type):
         if issubclass(obj, functions.Function):     # torch.autograd.Function and the script's subclasses
             return _class_value("torch.autograd.function.FunctionMeta")
+        if classes.PROTOCOL_CLASSES and obj in classes.PROTOCOL_CLASSES:       # typing.Protocol's, and theirs
+            return _class_value("typing._ProtocolMeta")
         if obj in classes.ABSTRACT_AWARE or obj.__class__ is abc.ABCMeta:      # abc.ABC, the classes ABCMeta
             return _class_value("abc.ABCMeta")                                 # would make, collections.abc's
         return _TYPE
