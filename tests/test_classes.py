@@ -232,8 +232,8 @@ def test_completion_runs_no_script_code():
                                                                  "'__getattribute__' is outside gradcli's language"),
     ("class A:\n    pass\nsetattr(A(), '__dict__', {})", "3:1: AttributeError: 'A' object attribute '__dict__' is "
                                                        "outside gradcli's language"),
-    ("class A:\n    pass\ngetattr(A, '__subclasses__')", "3:1: AttributeError: type object 'A' attribute "
-                                                         "'__subclasses__' is outside gradcli's language"),
+    ("class A:\n    pass\ngetattr(A.__base__, '__subclasses__')", "3:1: AttributeError: 'type' object attribute "
+                                                                  "'__subclasses__' is outside gradcli's language"),
     ("class A:\n    pass\ndel A.__init__", "3:5: AttributeError: type object 'A' attribute '__init__' is outside "
                                            "gradcli's language"),
     ("class A:\n    @property\n    def p(self):\n        return 1\nA.p.fget.__code__",

@@ -74,6 +74,17 @@ SNIPPETS = [
     " inspect.isfunction(C.m), inspect.isfunction(C().m), inspect.ismethod(C().m), inspect.isgeneratorfunction(gen),"
     " inspect.isgenerator(gen()), inspect.isbuiltin(len), inspect.isroutine(C().m), inspect.isroutine(3))\n"
     "print(repr(inspect.getdoc(C)), inspect.getdoc(gen), repr(inspect.cleandoc('  a\\n    b')))",
+    # a script's class lineage: __mro__, __bases__, __base__ (object in gradcli's own base's place), the
+    # subclasses a registry walks, and `raise ... from`'s __suppress_context__
+    "class A:\n    pass\nclass B(A):\n    pass\nclass C(A):\n    pass\nclass D(B, C):\n    pass\n"
+    "class E(ValueError, A):\n    pass\nprint(D.__mro__, D.__bases__, D.__base__, A.__bases__, A.__mro__, E.__mro__, "
+    "E.__base__)\nprint(A.__subclasses__(), B.__subclasses__(), D.__subclasses__(), [k.__name__ for k in "
+    "type(D()).__mro__])\nprint(A.__subclasses__)",
+    "for f in (lambda: 1 / 0, lambda: {}['k']):\n    try:\n        f()\n    except Exception as e:\n"
+    "        print(e.__suppress_context__, e.__cause__)\ntry:\n    raise KeyError('k') from None\n"
+    "except KeyError as e:\n    print(e.__suppress_context__, e.__cause__)\ntry:\n    try:\n        1 / 0\n"
+    "    except ZeroDivisionError as z:\n        raise ValueError('v') from z\nexcept ValueError as e:\n"
+    "    print(e.__suppress_context__, repr(e.__cause__))",
 ]
 
 

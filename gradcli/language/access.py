@@ -520,6 +520,8 @@ def _class_attribute(obj, name: str):
         return _itertools.chain.from_iterable       # (lazy: what takes its items is bounded, as for chain itself)
     if name == "__cause__" and isinstance(obj, BaseException):
         return classes.exception_cause(obj)
+    if name == "__suppress_context__" and isinstance(obj, BaseException):     # set by the script's `raise ... from`
+        return getattr(obj, "__gradcli_from__", False)
     if name[:2] == "__" and classes.is_dunder(name):       # Python's internals, on every object that has them
         _refuse_internal(obj, name)
     if obj.__class__ is Builtin:       # a function, method or class: none of its attributes are in the language

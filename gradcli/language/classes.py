@@ -482,6 +482,12 @@ def class_attr(cls, name: str):
             return _slots(cls, f"type object '{cls.__name__}'")
         if name == "__abstractmethods__":         # (type's own attribute: a frozenset of names, or AttributeError)
             return getattr(cls, name)
+        if name in _LINEAGE and cls in _SCRIPT_MADE:
+            found = _lineage(cls, name)
+            if found is not None:
+                return found
+        if name == "__subclasses__" and cls in _SCRIPT_MADE and _lineage(cls, "__mro__") is not None:
+            return _Subclasses(cls)
         if name == "__match_args__":            # what a class pattern's positional parts read
             if hasattr(cls, name):
                 return getattr(cls, name)
@@ -500,6 +506,27 @@ def class_attr(cls, name: str):
                                      "language: a script registers subclasses of its own classes only")
             raise AttributeError(f"type object '{cls.__name__}' has no attribute '{name}'", name=name, obj=cls)
     raise AttributeError(f"type object '{cls.__name__}' attribute '{name}' is outside gradcli's language")
+
+
+_LINEAGE = frozenset(("__mro__", "__bases__", "__base__"))
+
+
+def _lineage(cls, name: str):
+    """`Cls.__mro__`, `__bases__`, `__base__` of a class whose classes are the script's own, `object` (in
+    ScriptObject's place) and Python's exceptions; None for a class deriving from a library or container class
+    (whose own lineage is gradcli's: refused)."""
+    found = cls.__mro__ if name == "__mro__" else cls.__bases__ if name == "__bases__" else (cls.__base__,)
+    shown = []
+    for klass in found:
+        if klass is ScriptObject or klass is object:
+            if name == "__mro__" and shown and shown[-1] is object:
+                continue
+            shown.append(object)
+        elif klass in _SCRIPT_MADE or issubclass(klass, BaseException) and klass.__module__ == "builtins":
+            shown.append(klass)
+        else:
+            return None
+    return shown[0] if name == "__base__" else tuple(shown)
 
 
 def _slots(cls, kind: str):
@@ -528,6 +555,22 @@ class _Register:
 
     def __repr__(self) -> str:
         return f"<bound method ABCMeta.register of {self.cls!r}>"
+
+
+class _Subclasses:
+    """`Cls.__subclasses__` of a script's class, as scripts hold it: called, the classes deriving from it
+    directly that are still alive, oldest first, as type's method gives them."""
+
+    __slots__ = ("cls",)
+
+    def __init__(self, cls):
+        self.cls = cls
+
+    def __call__(self):
+        return [klass for klass in type.__subclasses__(self.cls) if klass in _SCRIPT_MADE]
+
+    def __repr__(self) -> str:
+        return f"<built-in method __subclasses__ of type object at {address(self.cls)}>"
 
 
 def super_attr(proxy, name: str):

@@ -522,8 +522,10 @@ class Compiler:
                 raise value from cause(env)
             except BaseException as e:
                 locate(e, line, col)
-                if cause is not None and e.__cause__ is not None:
-                    e.__gradcli_cause__ = True      # set by the script: `e.__cause__` reads it (classes)
+                if cause is not None:
+                    e.__gradcli_from__ = True       # `raise ... from`: `e.__suppress_context__` reads it (classes)
+                    if e.__cause__ is not None:
+                        e.__gradcli_cause__ = True      # set by the script: `e.__cause__` reads it (classes)
                 raise
         return run_raise
 
