@@ -348,3 +348,18 @@ def test_saved_tensor_names_pytorch_has_are_an_honest_refusal():
     source = PRELUDE + "a = torch.ones(2, requires_grad=True)\nr = a.exp().grad_fn._raw_saved_result\nr.data\n"
     assert error_line(source) == ("NotImplementedError: gradcli does not implement "
                                   "torch._C._autograd.SavedTensor.data")
+
+
+@pytest.mark.parametrize("reach", ["ctx.kept", "ctx._hooks", "ctx.open", "ctx.__class__.__init__", "m.__enter__",
+                                   "m._entered", "m.__exit__.__globals__"])
+def test_allow_mutation_objects_reach_nothing_internal(reach):
+    source = PRELUDE + f"m = torch.autograd.graph.allow_mutation_on_saved_tensors()\nwith m as ctx:\n    x = {reach}\n"
+    assert error_line(source).startswith("AttributeError: ")
+
+
+def test_allow_mutation_copies_are_freed_with_the_block():
+    """The copies a block keeps are dropped when it ends (a backward afterwards is PyTorch's AssertionError)."""
+    source = PRELUDE + ("m = torch.autograd.graph.allow_mutation_on_saved_tensors()\nwith m as ctx:\n"
+                        "    a = torch.ones(3, requires_grad=True) * 1\n    b = a.exp()\nb.sum().backward()\n")
+    assert error_line(source) == ("AssertionError: Trying to backward outside of the 'allow_mutation_on_saved_tensors'"
+                                  " contextin which the graph was originally recorded.")

@@ -100,7 +100,7 @@ class FunctionNode(Node):
         if self.saved_checks is not None:
             autograd._check_versions(self, self.saved_checks)
         return tuple([s if s is None or s.__class__ is Tensor else
-                      s.open(self) if s.__class__ is savedhooks.Packed else self._output(s) for s in stored])
+                      s.visible(self) if s.__class__ is savedhooks.Packed else self._output(s) for s in stored])
 
     def _output(self, entry) -> Tensor:
         """A saved output, as PyTorch unpacks it: a new tensor on the same data, made by this node."""
@@ -385,8 +385,9 @@ def _store(ctx: FunctionNode, outputs: tuple, wrapped: list) -> None:
     if hooks is not None:       # saved_tensors_hooks in force: each saved tensor goes through pack now
         stored = [s if s is None else hooks.pack_one(s if s.__class__ is Tensor else wrapped[k])
                   for s, k in zip(stored, positions)]
+        checks = []         # (a hooked saved tensor is not checked for in-place changes, as in PyTorch)
     ctx.stored = tuple(stored)
-    ctx.saved_checks = tuple(checks)
+    ctx.saved_checks = tuple(checks) or None
 
 
 # ------------------------------------------------------------------------------------ what scripts reach

@@ -121,7 +121,7 @@ def _lookup(node, key: str):
     if key in saves:
         value = node.saved[saves.index(key)]
         if value.__class__ is savedhooks.Packed:    # it went through a pack hook: unpack runs on each read
-            return value.open(node)
+            return value.visible(node)
         return value
     return _MISSING
 

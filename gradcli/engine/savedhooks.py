@@ -26,12 +26,14 @@ _REGISTER_FREED = (
 
 class Packed:
     """What `pack` made of one saved tensor, with the `unpack` that turns it back; `result` says the
-    tensor was the node's own output (kept as recording.Out once unpacked)."""
+    tensor was the node's own output (kept as recording.Out once unpacked); `origin` what the saved tensor
+    was to autograd when it was packed (its grad_fn, else its AccumulateGrad when it is a leaf that
+    requires grad, else None)."""
 
-    __slots__ = ("value", "unpack", "result")
+    __slots__ = ("value", "unpack", "result", "origin")
 
-    def __init__(self, value, unpack, result: bool):
-        self.value, self.unpack, self.result = value, unpack, result
+    def __init__(self, value, unpack, result: bool, origin=None):
+        self.value, self.unpack, self.result, self.origin = value, unpack, result, origin
 
     def open(self, node):
         """The saved value as the formulas take it: the tensor `unpack` returns (or its Out)."""
@@ -40,6 +42,31 @@ class Packed:
             raise TypeError("Output of saved tensor unpack_hook expected to be a Tensor but got result of "
                             f"type {_type_name(t)}")
         return Out(t._a) if self.result else t
+
+    def visible(self, node):
+        """The saved input as a script reads it (`grad_fn._saved_self`, `ctx.saved_tensors`): as PyTorch's
+        SavedVariable unpacks through hooks, a new tensor on the unpacked data that is to autograd what the
+        saved tensor was (its grad_fn, or the same leaf's AccumulateGrad, so gradients still reach it)."""
+        t = self.open(node)
+        if self.result:
+            return t
+        w = Tensor(t._a)
+        w._version = t._version
+        origin = self.origin
+        if origin.__class__ is autograd.AccumulateGrad:
+            w.requires_grad = True
+            w._acc = origin
+        elif origin is not None:
+            w.requires_grad = True
+            w.grad_fn = origin
+        return w
+
+
+def origin(t) -> object:
+    """What Packed.origin keeps of a tensor being packed."""
+    if t.__class__ is not Tensor or not t.requires_grad:
+        return None
+    return t.grad_fn if t.grad_fn is not None else autograd.grad_accumulator(t)
 
 
 def _type_name(value) -> str:
@@ -74,13 +101,26 @@ class Hooks:
             value = values[i]
             result = value.__class__ is Out
             values[i] = Packed(_pack(self.pack, _result_tensor(node, value) if result else value),
-                               self.unpack, result)
+                               self.unpack, result, None if result else origin(value))
         node.saved = _packed(values, order)
-
+        _unchecked(node, [saved[i] for i in order])
 
     def pack_one(self, t: Tensor) -> Packed:
         """One tensor a custom Function saved (ctx.save_for_backward), packed."""
-        return Packed(_pack(self.pack, t), self.unpack, False)
+        return Packed(_pack(self.pack, t), self.unpack, False, origin(t))
+
+
+def _unchecked(node, packed: list) -> None:
+    """A saved value that went through hooks is not checked for in-place changes when unpacked (PyTorch's
+    SavedVariable checks its version only without hooks): the node's checks of `packed` are dropped."""
+    checks = node.checks
+    if checks.__class__ is not tuple:
+        return
+    results = any(v.__class__ is Out for v in packed)
+    kept = tuple(e for e in checks if not (e[0] is None and results or
+                                           e[0] is not None and any(e[0] is v for v in packed)))
+    node.checks = kept or None
+
 
 
 def _result_tensor(node, out: Out) -> Tensor:
@@ -163,6 +203,92 @@ class disable_saved_tensors_hooks:
         return False
 
 
+# ------------------------------------------------------------------ allow_mutation_on_saved_tensors
+# PyTorch packs every tensor saved inside the block with a handle and, from a dispatch mode, clones a saved
+# tensor just before an in-place op first changes it; unpacking gives the clone if there is one, else the
+# tensor. gradcli keeps a copy of the values when the tensor is saved instead, and unpacking gives the
+# tensor while its version is still the one it was saved at, else (once) a tensor of that copy: the same
+# values and the same tensors, at the price of a copy of each saved tensor while the block lasts.
+
+_MUTATION_ENABLED = [False]         # PyTorch's _allow_mutation_on_saved_tensors_enabled
+_OUTSIDE = ("Trying to backward outside of the 'allow_mutation_on_saved_tensors' contextin which the graph was "
+            "originally recorded.")     # (PyTorch's two string pieces join without a space)
+
+
+class MutationContext:
+    """torch.autograd.graph._AllowMutationOnSavedContext: what `with allow_mutation_on_saved_tensors() as
+    ctx` gives; it keeps the block's saved tensors until the block ends."""
+
+    __slots__ = ("kept", "open", "_hooks")
+
+    def __init__(self):
+        self.kept = []
+        self.open = True
+        self._hooks = None
+
+    def __repr__(self):
+        return f"<torch.autograd.graph._AllowMutationOnSavedContext object at {address(self)}>"
+
+
+class _Kept:
+    __slots__ = ("tensor", "version", "copy", "clone", "ctx")
+
+    def __init__(self, t: Tensor, ctx: MutationContext):
+        self.tensor, self.version, self.copy, self.clone, self.ctx = t, t._version[0], t._a.copy(), None, ctx
+
+
+def _keeper(ctx: MutationContext):
+    def pack(t):
+        kept = _Kept(t, ctx)
+        ctx.kept.append(kept)
+        return kept
+
+    def unpack(kept):
+        if not _MUTATION_ENABLED[0] or not kept.ctx.open:
+            raise AssertionError(_OUTSIDE)
+        t = kept.tensor
+        if t._version[0] == kept.version:
+            return t
+        if kept.clone is None:          # changed in place since it was saved: the values it was saved with
+            kept.clone = Tensor(kept.copy)
+        return kept.clone
+    return pack, unpack
+
+
+class allow_mutation_on_saved_tensors:
+    """torch.autograd.graph.allow_mutation_on_saved_tensors(): a context manager under which a tensor saved
+    for backward may be changed in place; the backward pass sees the values it was saved with."""
+
+    __slots__ = ("_entered",)
+
+    def __init__(self):
+        self._entered = []
+
+    def __enter__(self) -> MutationContext:
+        ctx = MutationContext()
+        ctx._hooks = saved_tensors_hooks(*_keeper(ctx))
+        ctx._hooks.__enter__()          # (inside disable_saved_tensors_hooks: its message)
+        if _MUTATION_ENABLED[0]:
+            ctx._hooks.__exit__(None, None, None)
+            ctx.open = False
+            _MUTATION_ENABLED[0] = False        # (as PyTorch's finally clause leaves it)
+            raise RuntimeError("allow_mutation_on_saved_tensors contexts cannot be nested")
+        _MUTATION_ENABLED[0] = True
+        self._entered.append(ctx)
+        return ctx
+
+    def __exit__(self, *exc):
+        ctx = self._entered.pop()
+        ctx.open = False
+        ctx.kept.clear()
+        _MUTATION_ENABLED[0] = False
+        ctx._hooks.__exit__(None, None, None)
+        return False
+
+    def __repr__(self):
+        return f"<contextlib._GeneratorContextManager object at {address(self)}>"
+
+
 # what PyTorch's SavedTensor has besides register_hooks (undocumented there): refused as not implemented
 SAVED_TENSOR_LATER = frozenset(("data", "unpack", "unpack_hook"))
 
@@ -196,10 +322,12 @@ class SavedTensor:
         result = value.__class__ is Out
         values = list(saved)
         # a result reaches this pack hook as plain data (PyTorch gives it no grad_fn here)
-        values[self.index] = Packed(_pack(pack_hook, Tensor(value.a) if result else value), unpack_hook, result)
+        values[self.index] = Packed(_pack(pack_hook, Tensor(value.a) if result else value), unpack_hook, result,
+                                    None if result else origin(value))
         order = [i for i, v in enumerate(values) if v.__class__ is Packed]
         from gradcli.engine import saved as saved_attrs
         node.saved = _packed(values, saved_attrs.pack_order(node, order))
+        _unchecked(node, [value])
 
     def __repr__(self):
         return f"<torch._C._autograd.SavedTensor object at {address(self)}>"

@@ -465,6 +465,8 @@ _WHAT = {
     "LinAlgError": "The error linear algebra functions raise for singular input.",
     "saved_tensors_hooks": "A context (`with saved_tensors_hooks(pack, unpack):`): each tensor an op saves for "
                            "backward goes through pack, and through unpack when backward reads it.",
+    "allow_mutation_on_saved_tensors": "A context manager under which a tensor saved for backward may be changed in "
+                                       "place: the backward pass sees the values it was saved with.",
     "save_on_cpu": "A saved_tensors_hooks context that keeps saved tensors on the CPU (where gradcli's are).",
     "disable_saved_tensors_hooks": "A context in which entering saved_tensors_hooks fails with the given message.",
     "dual_level": "A context (`with dual_level():`) for forward-mode AD: tangents live while it lasts.",

@@ -734,6 +734,7 @@ def _build_torch() -> ScriptModule:
             "Node": _NodeClass, "increment_version": backward.increment_version,
             "saved_tensors_hooks": savedhooks.saved_tensors_hooks, "save_on_cpu": savedhooks.save_on_cpu,
             "disable_saved_tensors_hooks": savedhooks.disable_saved_tensors_hooks,
+            "allow_mutation_on_saved_tensors": savedhooks.allow_mutation_on_saved_tensors,
             "register_multi_grad_hook": _later("gradcli.engine.multihook", "register_multi_grad_hook"),
         }),
     })
@@ -1776,6 +1777,8 @@ _TYPE_NAMES = {Size: "torch.Size", rng.Generator: "torch._C.Generator", dtypes.D
                dtypes.Layout: "torch.layout", dtypes.MemoryFormat: "torch.memory_format", _Device: "torch.device", savedhooks.SavedTensor: "torch._C._autograd.SavedTensor",
                savedhooks.saved_tensors_hooks: "torch.autograd.graph.saved_tensors_hooks",
                savedhooks.save_on_cpu: "torch.autograd.graph.save_on_cpu",
+               savedhooks.allow_mutation_on_saved_tensors: "contextlib._GeneratorContextManager",
+               savedhooks.MutationContext: "torch.autograd.graph._AllowMutationOnSavedContext",
                forward.UnpackedDualTensor: "torch.autograd.forward_ad.UnpackedDualTensor",
                forward.dual_level: "torch.autograd.forward_ad.dual_level", autograd.MultiHandle: "_MultiHandle"}
 _TYPE_NAMES[_UNION_TYPE] = "types.UnionType"          # int | None, which Python makes of its own classes
