@@ -451,7 +451,7 @@ def _poisson_one(g: "_Draws", lam: float) -> int:
             u = g.uniform() - 0.5
             v = g.uniform()
             us = 0.5 - abs(u)
-            k = math.floor((2 * a / us + b) * u + lam + 0.43)
+            k = _int64_floor((2 * a / us + b) * u + lam + 0.43)
             if us >= 0.07 and v <= vr:
                 return k
             if k < 0 or (us < 0.013 and v > us):
@@ -469,6 +469,14 @@ def _poisson_one(g: "_Draws", lam: float) -> int:
             count += 1
         else:
             return count
+
+
+def _int64_floor(x: float) -> int:
+    """`(int64_t)std::floor(x)` as x86-64 converts it: a value outside int64's range, infinite or NaN, becomes
+    INT64_MIN (a rate past 2**63 samples -9223372036854775808 in PyTorch)."""
+    if x != x or not -9.223372036854775808e18 <= x < 9.223372036854775808e18:
+        return -(1 << 63)
+    return math.floor(x)
 
 
 # ---- gamma -------------------------------------------------------------------------------------------
@@ -1037,7 +1045,8 @@ def _btrs(g: _Draws, count, prob):
         u = g.uniform() - 0.5
         v = g.uniform()
         us = 0.5 - abs(u)
-        k = t(math.floor((2 * a / us + b) * u + c))
+        x = (2 * a / us + b) * u + c
+        k = t(math.floor(x) if math.isfinite(x) else x)      # (floor keeps an infinite count's inf and NaN)
         if k < 0 or k > count:
             continue
         if us >= 0.07 and v <= v_r:
