@@ -312,3 +312,50 @@ def test_a_scripts_change_to_a_library_class_lasts_one_script():
                        "print(hasattr(torch.nn.Linear, 'note'), m(torch.ones(2)))\n")
     assert fresh.error is None, fresh.error
     assert fresh.out == "False tensor([-0.2080], grad_fn=<ViewBackward0>)\n"
+
+
+NEW_TRY = "def t(f):\n    try:\n        print(f())\n    except Exception as e:\n        print(type(e).__name__, e)\n"
+
+
+@pytest.mark.parametrize("snippet", [
+    # a singleton and a cache: __new__ decides which object __init__ then sees
+    "class Singleton:\n    _instance = None\n    def __new__(cls, *args, **kwargs):\n        if cls._instance is None:\n"
+    "            print('creating')\n            cls._instance = super().__new__(cls)\n        return cls._instance\n"
+    "    def __init__(self, value=0):\n        self.value = value\na = Singleton(1)\nb = Singleton(2)\n"
+    "print(a is b, a.value, type(a).__name__)\nclass Cached:\n    _cache = {}\n    def __new__(cls, key):\n"
+    "        if key not in cls._cache:\n            cls._cache[key] = super().__new__(cls)\n        return cls._cache[key]\n"
+    "print(Cached(1) is Cached(1), Cached(2) is Cached(1))",
+    # a tuple made by its __new__; a __new__ returning something else skips __init__; inherited __new__
+    NEW_TRY + "import copy\nclass Point(tuple):\n    def __new__(cls, x, y):\n        return super().__new__(cls, (x, y))\n"
+    "    def __repr__(self):\n        return f'Point({self[0]}, {self[1]})'\np = Point(1, 2)\n"
+    "print(p, len(p), isinstance(p, tuple), p + (3,))\nt(lambda: copy.deepcopy(p))\nt(lambda: copy.copy(p))\n"
+    "class NotMe:\n    def __new__(cls):\n        return 42\n    def __init__(self):\n        print('never')\nprint(NotMe())\n"
+    "class Base:\n    def __new__(cls, *a, **k):\n        print('new', cls.__name__, a, k)\n        return super().__new__(cls)\n"
+    "    def __init__(self, *a, **k):\n        print('init', a, k)\nclass Child(Base):\n    pass\n"
+    "print(type(Child(1, k=2)).__name__, type(Child.__new__).__name__, type(Base.__dict__['__new__']).__name__)",
+    # object.__new__ as CPython checks it; excess arguments; a dict subclass; an explicit staticmethod
+    NEW_TRY + "class Plain:\n    pass\nt(lambda: type(object.__new__(Plain)).__name__)\nt(lambda: object.__new__(int))\n"
+    "t(lambda: object.__new__(3))\nt(lambda: object.__new__())\nt(lambda: Plain.__new__(Plain).__class__.__name__)\n"
+    "t(lambda: Plain(1))\nclass Bad:\n    def __new__(cls, x):\n        return super().__new__(cls, x)\nt(lambda: Bad(1))\n"
+    "class Cfg(dict):\n    def __new__(cls, *a, **k):\n        obj = super().__new__(cls)\n        obj.created = True\n"
+    "        return obj\ncf = Cfg(a=1)\nprint(cf, cf.created)\nclass S:\n    @staticmethod\n    def __new__(cls):\n"
+    "        return object.__new__(cls)\nprint(type(S()).__name__)\nclass U:\n    __new__ = object.__new__\nprint(type(U()).__name__)",
+    # an enum's members made by its __new__ (setting _value_); copies call __new__ as copyreg does
+    NEW_TRY + "import enum, copy\nclass Color(enum.Enum):\n    def __new__(cls, value, label):\n        obj = object.__new__(cls)\n"
+    "        obj._value_ = value\n        obj.label = label\n        return obj\n    RED = (1, 'red')\n    GREEN = (2, 'green')\n"
+    "print(Color.RED, Color.RED.value, Color.GREEN.label, Color(2))\nclass Counted:\n    made = 0\n"
+    "    def __new__(cls, *a):\n        Counted.made += 1\n        return super().__new__(cls)\n    def __init__(self, v):\n"
+    "        self.v = v\nc = Counted(3)\nprint(copy.deepcopy(c).v, copy.copy(c).v, Counted.made)",
+])
+def test_new_as_cpython(snippet):
+    source = snippet + "\n"
+    assert gradcli_output(source) == cpython_output(source)
+
+
+def test_torch_save_runs_no_script_new_and_load_runs_it_once():
+    """Checked with PyTorch 2.13: pickling calls no __new__; unpickling calls the class's once (copyreg)."""
+    source = ("import torch, io\nclass Counted:\n    made = 0\n    def __new__(cls, *a):\n        Counted.made += 1\n"
+              "        return super().__new__(cls)\n    def __init__(self, v):\n        self.v = v\nc = Counted(3)\n"
+              "buf = io.BytesIO()\ntorch.save({'c': c}, buf)\nprint(Counted.made)\nbuf.seek(0)\n"
+              "d = torch.load(buf, weights_only=False)\nprint(d['c'].v, Counted.made)\n")
+    assert gradcli_output(source) == "1\n3 2\n"

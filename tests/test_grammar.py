@@ -640,7 +640,7 @@ INVALID = {
         ("x = await y", "async code (async/await) is " + NOT_OURS, 1, 5),
         ("from torch import *", "'from ... import *' is " + NOT_OURS, 1, 19),
         ("class A(B, **opts):\n    pass", "`**` in a class's keywords is " + NOT_OURS, 1, 12),
-        ("class A:\n    def __new__(cls): pass", "defining __new__ in a class is " + NOT_OURS, 2, 5),
+        ("class A:\n    def __getattribute__(self, n): pass", "defining __getattribute__ in a class is " + NOT_OURS, 2, 5),
         ("class A:\n    __set_name__ = 1", "defining __set_name__ in a class is " + NOT_OURS, 2, 5),
         ("class A:\n    return 1", "'return' outside function", 2, 5),
         ("for x in y:\n    class A:\n        break", "'break' outside loop", 3, 9),

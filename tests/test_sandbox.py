@@ -228,8 +228,15 @@ ESCAPES = [
     ("class A:\n    pass\na = A()\na.__class__ = int", 1, "4:1: " + _OUTSIDE.format("'A' object", "__class__")),
     ("class A:\n    pass\nA.__getattribute__ = print", 1, "3:1: " + _OUTSIDE.format("type object 'A'",
                                                                                        "__getattribute__")),
-    ("class A:\n    def __new__(cls):\n        pass", 2, "2:5: SyntaxError: defining __new__ in a class is not part "
-                                                          "of gradcli's language"),
+    ("class A:\n    def __class_getitem__(cls, item):\n        pass", 2, "2:5: SyntaxError: defining "
+                                                                         "__class_getitem__ in a class is not part of gradcli's language"),
+    ("class A:\n    __new__ = print", 1, "1:1: TypeError: defining __new__ in a class is outside gradcli's language: it "
+                                         "takes the script's own function"),
+    ("import torch\nclass A:\n    def __new__(cls):\n        return object.__new__(type(torch.nn.Linear(1, 1)))\nA()", 1,
+     "4:16: TypeError: Linear.__new__ reached through __new__ is outside gradcli's language: it makes objects of "
+     "the script's own classes"),
+    ("import torch\nclass A:\n    def __new__(cls):\n        return super().__new__(torch.optim.SGD)\nA()", 1,
+     "4:16: TypeError: object.__new__(X): X is not a type object (builtin_function_or_method)"),
     ("class A:\n    def __set_name__(self, owner, name):\n        pass", 2, "2:5: SyntaxError: defining __set_name__ "
                                                                          "in a class is not part of gradcli's language"),
     ("class A(**{'metaclass': type}):\n    pass", 2, "1:9: SyntaxError: `**` in a class's keywords is not part of "

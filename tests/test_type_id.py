@@ -83,7 +83,7 @@ def test_id_is_the_address_gradcli_prints():
 
 @pytest.mark.parametrize("source, message", [
     ("type('X', (), {'__new__': print})", "1:1: TypeError: defining __new__ in a class is outside gradcli's "
-                                          "language"),
+                                          "language: it takes the script's own function"),
     ("type(1, 2)", "1:1: TypeError: type() takes 1 or 3 arguments"),
     ("type()", "1:1: TypeError: type() takes 1 or 3 arguments"),
     ("id()", "1:1: TypeError: id() takes exactly one argument (0 given)"),

@@ -571,6 +571,8 @@ def _unbound_special(cls, name: str):
     function = getattr(cls, name)
     if name in classes.SETTERS:
         return classes.GuardedSetter(function, f"type object '{cls.__name__}'", False)
+    if name == "__new__":
+        return classes.GuardedNew(function, cls)
     return classes.ContainerSlot(function, name in _CHANGING_SLOTS)
 
 
@@ -578,7 +580,7 @@ _CHANGING_SLOTS = frozenset(("__init__", "__setitem__", "__delitem__", "__ior__"
 
 
 # (the unbound special methods above print as CPython's and bind as functions: held as they are, not as a Builtin)
-_SPECIALS_AS_THEY_ARE = (classes.GuardedSetter, classes.ContainerSlot)
+_SPECIALS_AS_THEY_ARE = (classes.GuardedSetter, classes.ContainerSlot, classes.GuardedNew)
 
 
 # gradcli's classes whose PyTorch counterparts' public attributes gradcli/data/torch_api.z lists (nn.Module

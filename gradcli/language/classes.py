@@ -14,8 +14,10 @@ what a script's own objects have (attributes it set, methods it defined, `_`-pre
 the special methods of SPECIAL_METHODS; Python's internals (`__class__`, `__globals__`, `__subclasses__`...)
 stay out of reach (an object's `__dict__` comes as an AttributeDict, which takes the rules of setattr), and a
 class body may define no special method Python would call
-outside the language (`__new__`, `__del__`, `__getattribute__`, `__init_subclass__`...); `__setattr__` and
-`__delattr__` may be defined, and come guarded to whatever reads them (GuardedSetter).
+outside the language (`__getattribute__`, `__class_getitem__`, descriptors' `__get__`...); `__setattr__` and
+`__delattr__` may be defined, and come guarded to whatever reads them (GuardedSetter), and `__new__` may be
+defined, while the builtin `__new__` it reaches (`super().__new__(cls)`, `object.__new__`) comes guarded to make
+objects of the script's own classes only (GuardedNew).
 
 A library class that scripts subclass (torch.nn.Module, torch.autograd.Function...) is a ScriptType
 class gradcli defines in Python: a script class derives from it as from its own classes. The engine's
@@ -42,7 +44,7 @@ SPECIAL_METHODS = frozenset(
      "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__neg__", "__pos__", "__abs__", "__invert__", "__int__",
      "__float__", "__complex__", "__index__", "__round__", "__enter__", "__exit__", "__getattr__", "__divmod__", "__rdivmod__",
      "__copy__", "__deepcopy__", "__post_init__", "__setattr__", "__delattr__", "__del__",
-     "__init_subclass__"]
+     "__init_subclass__", "__new__"]
     + [f"__{p}{op}__" for op in ("add", "sub", "mul", "matmul", "truediv", "floordiv", "mod", "pow", "and", "or",
                                   "xor", "lshift", "rshift") for p in ("", "r", "i")])
 # Whether a script made a class with a __del__ (its objects in cycles are freed at exit by a collection, which the
@@ -243,6 +245,9 @@ def _make_class(name: str, bases: list, namespace: dict, kwargs: dict):
     hook = namespace.get("__init_subclass__")
     if hook.__class__ in FUNCTION_TYPES:      # a plain function there is a classmethod, as CPython makes it
         namespace["__init_subclass__"] = classmethod(hook)
+    maker = namespace.get("__new__")
+    if maker.__class__ in FUNCTION_TYPES:     # ... and __new__ a staticmethod
+        namespace["__new__"] = staticmethod(maker)
     cls = ScriptType(name, tuple(real), namespace, **kwargs)      # (Python calls the bases' __init_subclass__)
     _SCRIPT_MADE.add(cls)
     if "__del__" in namespace:
@@ -302,10 +307,18 @@ def set_abstract_methods(cls) -> None:
 
 
 def check_namespace(namespace) -> None:
-    """What a class body bound: no dunder name Python would call outside the language, no slot named as one."""
+    """What a class body bound: no dunder name Python would call outside the language, no slot named as one; a
+    `__new__` that is the script's function (or staticmethod of one) or a builtin __new__ as scripts hold it."""
     for key in namespace:
         if is_dunder(key) and key not in SPECIAL_METHODS and key not in CLASS_DUNDERS:
             raise TypeError(f"defining {key} in a class is outside gradcli's language")
+    if "__new__" in namespace:
+        maker = namespace["__new__"]
+        if maker.__class__ in (staticmethod, classmethod):
+            maker = maker.__func__
+        if maker.__class__ not in FUNCTION_TYPES and maker.__class__ is not GuardedNew:
+            raise TypeError("defining __new__ in a class is outside gradcli's language: it takes the script's own "
+                            "function")
     if "__slots__" in namespace:
         _check_slots(namespace["__slots__"])
 
@@ -394,6 +407,10 @@ def instance_attr(obj, name: str):
     if name[:2] == "__":
         if name in SETTERS:
             return GuardedSetter(getattr(obj, name), f"'{type(obj).__name__}' object", True)
+        if name == "__new__":
+            if type(obj) in _SCRIPT_MADE:
+                return new_of(type(obj))
+            raise _refused(type(obj).__name__, name)
         if is_dunder(name) and name not in SPECIAL_METHODS and not (
                 name == DATACLASS_INFO and hasattr(type(obj), name)):
             if name == "__dict__":
@@ -470,6 +487,10 @@ def class_attr(cls, name: str):
     if name[:2] == "__" and is_dunder(name):
         if name in SETTERS:
             return GuardedSetter(getattr(cls, name), f"type object '{cls.__name__}'", False)
+        if name == "__new__":
+            if cls in _SCRIPT_MADE:
+                return new_of(cls)
+            raise AttributeError(f"type object '{cls.__name__}' attribute '{name}' is outside gradcli's language")
         if name in SPECIAL_METHODS or name in CLASS_INFO:
             return getattr(cls, name)
         if name == "__dict__" and cls in _SCRIPT_MADE:
@@ -579,7 +600,49 @@ def super_attr(proxy, name: str):
         raise _refused("super", name)
     if name in SETTERS:
         return GuardedSetter(getattr(proxy, name), f"'{type(proxy.__self__).__name__}' object", True)
+    if name == "__new__":
+        return guarded_new(getattr(proxy, name), proxy.__thisclass__)
     return getattr(proxy, name)
+
+
+def new_of(cls):
+    """`Cls.__new__`: the script's own (a function, as CPython's staticmethod gives it), else the builtin one its
+    classes inherit, guarded."""
+    function = getattr(cls, "__new__")
+    if function.__class__ in FUNCTION_TYPES:
+        return function
+    return guarded_new(function, cls)
+
+
+def guarded_new(function, owner):
+    """A `__new__` a script reached: the script's own function as it is, a builtin one guarded."""
+    return function if function.__class__ in FUNCTION_TYPES else GuardedNew(function, owner)
+
+
+class GuardedNew:
+    """A builtin `__new__` (object's, tuple's, dict's...) as a script holds it: it makes objects of the script's own
+    classes (and of Python's builtin types, which Python's own checks cover), never of gradcli's classes, whose
+    objects an uninitialised `__new__` would leave without the state their code relies on."""
+
+    __slots__ = ("function", "owner")
+
+    def __init__(self, function, owner):
+        self.function = function
+        self.owner = owner          # the class it was read on (for its repr)
+
+    def __call__(self, *args, **kwargs):
+        if args:
+            cls = args[0]
+            real = cls.original if cls.__class__ is Bounded else cls
+            if isinstance(real, type) and real not in _SCRIPT_MADE and real.__module__ != "builtins" and \
+                    real.__module__ != "__main__":
+                raise TypeError(f"{real.__name__}.__new__ reached through __new__ is outside gradcli's language: it "
+                                "makes objects of the script's own classes")
+            args = (real,) + args[1:]
+        return self.function(*args, **kwargs)
+
+    def __repr__(self) -> str:
+        return f"<built-in method __new__ of type object at {address(self.owner)}>"
 
 
 def set_attr(obj, name: str, value) -> None:

@@ -172,7 +172,9 @@ def _deep_instance(x, cls, memo):
         return y
     if isinstance(x, _CONTAINERS):
         return _container(x, cls, lambda v: _deep(v, memo), memo)
-    y = cls.__new__(cls)
+    # (what torch.save keeps is made running none of the script's code, a __new__ of its own included, as pickling
+    # runs none; a copy and torch.load call the class's __new__, as copyreg's __newobj__ does)
+    y = object.__new__(cls) if _PICKLING[0] == "save" and _own_new(cls) else cls.__new__(cls)
     memo[id(x)] = y
     if isinstance(x, BaseException):
         y.args = _deep(x.args, memo)
@@ -182,6 +184,11 @@ def _deep_instance(x, cls, memo):
     for name, value in slot_values(x, cls):
         setattr(y, name, _deep(value, memo))
     return y
+
+
+def _own_new(cls) -> bool:
+    """Whether a script's class (or one of its classes) defines __new__."""
+    return any("__new__" in klass.__dict__ for klass in cls.__mro__ if classes.script_made(klass))
 
 
 def _container(x, cls, copied, memo=None):

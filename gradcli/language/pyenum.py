@@ -106,8 +106,8 @@ def class_attr(cls, name: str):
             return cls.__members__
         if name == "__module__" and cls.__module__.startswith("gradcli."):
             return "__main__"       # (the functional API, Enum('Color', 'RED GREEN'), names its caller's module)
-        if name in classes.CLASS_INFO or name in classes.SPECIAL_METHODS and _special(cls, name):
-            return getattr(cls, name)
+        if name in classes.CLASS_INFO or name in classes.SPECIAL_METHODS and name != "__new__" and _special(cls, name):
+            return getattr(cls, name)       # (EnumType keeps a member's __new__ apart and puts Enum's in its place)
         raise AttributeError(f"type object '{cls.__name__}' attribute '{name}' is outside gradcli's language")
     if name in cls._member_map_ or _defined(cls, name):
         return getattr(cls, name)
@@ -123,7 +123,7 @@ def member_attr(obj, name: str):
     """`member.name` for an enum member."""
     cls = obj.__class__
     if name[:2] == "__" and is_dunder(name):
-        if name in classes.SPECIAL_METHODS and _special(cls, name):
+        if name in classes.SPECIAL_METHODS and name != "__new__" and _special(cls, name):
             return getattr(obj, name)
         if name == "__doc__" or name == "__module__":       # its class's
             return class_attr(cls, name)
@@ -152,7 +152,8 @@ def set_attr(obj, name: str, value) -> None:
                              "their own enums")
     if is_dunder(name) or (name[:1] == "_" and name[-1:] == "_" and name not in _MEMBER_ATTRS):
         raise AttributeError(f"{kind} attribute '{name}' is outside gradcli's language")
-    if obj is not cls and name in ("_name_", "_value_"):
+    if obj is not cls and (name == "_name_" or name == "_value_" and not _MAKING):
+        # (`_value_` is what a member's __new__ sets while EnumType makes the class, as in CPython)
         raise AttributeError(f"{kind} attribute '{name}' is outside gradcli's language")
     setattr(obj, name, value)
     if obj is cls:

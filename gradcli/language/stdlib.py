@@ -1800,7 +1800,7 @@ def type_name(obj) -> str:
     name = _TYPE_NAMES.get(cls)
     if name is not None:
         return name
-    if cls is classes.GuardedSetter or cls is classes.ContainerSlot:     # what it stands for
+    if cls is classes.GuardedSetter or cls is classes.ContainerSlot or cls is classes.GuardedNew:     # what it stands for
         return type_name(obj.function)
     if _sparse_tensor(obj):
         return "Tensor"
