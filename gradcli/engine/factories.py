@@ -995,6 +995,8 @@ def from_data(data, dtype) -> np.ndarray:
     if data.__class__ is range:
         data = list(data)
     if not isinstance(data, (list, tuple, int, float, bool, complex)):
+        if dtype is not None and data.__class__ is not str:
+            _check_items(data, dtype)       # (a dtype given: Python's conversion words, as for an element)
         raise _not_data(data)
     first = data
     while isinstance(first, (list, tuple)) and first:

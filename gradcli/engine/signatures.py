@@ -760,8 +760,9 @@ def _unpack_error(name: str, p: _Param, value) -> str | None:
     return None
 
 
-def _bind(name: str, sig: _Signature, args: tuple, kwargs: dict):
-    """None when the arguments fit the signature, else PyTorch's message for the first misfit."""
+def _bind(name: str, sig: _Signature, args: tuple, kwargs: dict, only: bool = False):
+    """None when the arguments fit the signature, else PyTorch's message for the first misfit (`only`: the
+    function's one signature, whose tensor lists PyTorch's parser checks element by element at once)."""
     nargs = len(args)
     first = sig.params[0] if sig.params else None
     if nargs > 1 and first is not None and first.type == "tuple of ints" and sig.max_positional == 1 \
@@ -793,8 +794,9 @@ def _bind(name: str, sig: _Signature, args: tuple, kwargs: dict):
         if value is None and p.nullable:
             continue
         if p.type == "tuple of Tensors" and p.name != "indices" and _is_sequence(value) and value \
-                and value[0].__class__ is tensor.Tensor:
-            # a tensor list is chosen by its first element; the others are unpacked after
+                and (value[0].__class__ is tensor.Tensor or only):
+            # among several signatures a tensor list is chosen by its first element; the others are unpacked
+            # after (a function with one takes any list, and its first non-tensor is the error)
             for k, e in enumerate(value):
                 if e.__class__ is not tensor.Tensor:
                     return _Final(f"expected Tensor as element {k} in argument {i}, but got {type_name(e)}")
@@ -947,7 +949,7 @@ def check(key: str, args: tuple, kwargs: dict) -> str | None:
         return None
     name = parser_name(key, key.rpartition(".")[2])
     if len(sigs) == 1:
-        return _bind(name, sigs[0], args, kwargs)
+        return _bind(name, sigs[0], args, kwargs, True)
     for sig in sigs:
         message = _bind(name, sig, args, kwargs)
         if message is None or message.__class__ is _Final:

@@ -104,6 +104,8 @@ def _key_tuple(key) -> tuple:
         for k in key:
             if k is None or k is Ellipsis or k.__class__ in _SEQUENCES or k.__class__ is slice or k.__class__ is Tensor:
                 return tuple(key)
+    elif key.__class__ is not list and isinstance(key, (list, tuple)):     # a subclass (a namedtuple, torch.Size):
+        return _key_tuple(list(key) if isinstance(key, list) else tuple(key))       # as its base, as in PyTorch
     return (key,)
 
 
@@ -128,6 +130,8 @@ def _index_array(k):
         return arr if arr.dtype == np.bool_ else arr.astype(np.int64)
     if k.__class__ is np.ndarray:
         return k
+    if isinstance(k, (list, tuple)):        # a list or tuple subclass inside a key: as its base
+        return _index_array(list(k) if isinstance(k, list) else tuple(k))
     return None
 
 
