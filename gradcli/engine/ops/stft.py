@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from gradcli.engine import dtypes, signatures, views
-from gradcli.engine.recording import wrap_dim
+from gradcli.engine.recording import is_meta, wrap_dim
 from gradcli.engine.ops import arith, complexops, fft, shape
 from gradcli.engine.state import STATE
 from gradcli.engine.tensor import Tensor
@@ -69,15 +69,31 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
     view as F.pad takes it), then the C++ function."""
     if center and align_to_window is not None:
         raise RuntimeError("stft align_to_window should only be set when center = false")
+    _supported("stft", input, window)
     if center:
         if input.__class__ is not Tensor:
             raise AttributeError(f"'{signatures.type_name(input)}' object has no attribute 'dim'")
+        if pad_mode.__class__ is not str:
+            raise TypeError(f"pad(): argument 'mode' (position 3) must be str, not {signatures.type_name(pad_mode)}")
         signal_dim = input._a.ndim
         extended = (1,) * (3 - signal_dim) + input._a.shape
         pad = int(n_fft // 2)
         input = shape.functional_pad(shape.view(input, extended), [pad, pad], pad_mode)
         input = shape.view(input, input._a.shape[-signal_dim:] if signal_dim else input._a.shape)
     return _stft(input, n_fft, hop_length, win_length, window, normalized, onesided, return_complex, align_to_window)
+
+
+def _supported(name: str, signal, window) -> None:
+    """PyTorch's check that the signal and the window share a device; gradcli refuses meta and sparse tensors by
+    name."""
+    tensors = [t for t in (signal, window) if t.__class__ is Tensor]
+    meta = [is_meta(t._a) for t in tensors]
+    if len(tensors) == 2 and meta[0] != meta[1]:
+        raise RuntimeError(f"{name} input and window must be on the same device but got self on "
+                           f"{'meta' if meta[0] else 'cpu'} and window on {'meta' if meta[1] else 'cpu'}")
+    if any(meta) or any(t.__class__.__name__ == "SparseTensor" for t in (signal, window)):
+        raise NotImplementedError(f"gradcli does not implement torch.{name} of {'meta' if any(meta) else 'sparse'} "
+                                  "tensors")
 
 
 def _stft(self, n_fft, hop_length, win_length, window, normalized, onesided, return_complex, align) -> Tensor:
@@ -181,6 +197,7 @@ def istft(*args, **kwargs) -> Tensor:
     overlap-added squared window, trimmed as centred (or to `length`, zero-padded past the frames)."""
     v = signatures.parsed("torch.istft", args, kwargs, _ISTFT)
     self, n_fft, window = v["input"], v["n_fft"], v["window"]
+    _supported("istft", self, window)
     n_fft = int(n_fft._a) if n_fft.__class__ is Tensor else n_fft
     center, normalized, onesided, length, return_complex = (v[k] for k in (
         "center", "normalized", "onesided", "length", "return_complex"))
