@@ -369,3 +369,30 @@ def test_the_deprecated_resize_and_resize_as_warn_at_each_line():
     assert warnings_of(source) == ("s.grad:4: UserWarning: non-inplace resize is deprecated\n  y = x.resize(2, 3)\n"
                                    "s.grad:5: UserWarning: non-inplace resize_as is deprecated\n"
                                    "  z = x.resize_as(torch.zeros(3, 2))\n")
+
+
+def test_stft_and_istft_warn_once_each():
+    # PyTorch 2.13's TORCH_WARN_ONCE warnings (checked with the oracle, where the location is torch/functional.py's
+    # call of the C++ stft for stft's two; gradcli places them at the script's line): no window, the deprecated
+    # real output, istft's missing window and its zero-padded length; each once, whatever follows
+    source = ("import torch\nx = torch.randn(20)\nfor i in range(2):\n    S = torch.stft(x, 8, return_complex=True)\n"
+              "R = torch.stft(x, 8, window=torch.hann_window(8), return_complex=False)\n"
+              "R = torch.stft(x, 8, window=torch.hann_window(8), return_complex=False)\n"
+              "y = torch.istft(S, 8)\ny = torch.istft(S, 8, length=30)\ny = torch.istft(S, 8, length=30)\n")
+    at = " (Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/SpectralOps.cpp:{}.)\n"
+    assert warnings_of(source) == (
+        "s.grad:4: UserWarning: A window was not provided. A rectangular window will be applied,which is known to "
+        "cause spectral leakage. Other windows such as torch.hann_window or torch.hamming_window are recommended to "
+        "reduce spectral leakage.To suppress this warning and use a rectangular window, explicitly set "
+        "`window=torch.ones(n_fft, device=<device>)`." + at.format(835) + "  S = torch.stft(x, 8, return_complex=True)\n"
+        "s.grad:5: UserWarning: stft with return_complex=False is deprecated. In a future pytorch release, stft will "
+        "return complex tensors for all inputs, and return_complex=False will raise an error.\nNote: you can still "
+        "call torch.view_as_real on the complex output to recover the old return format." + at.format(874)
+        + "  R = torch.stft(x, 8, window=torch.hann_window(8), return_complex=False)\n"
+        "s.grad:7: UserWarning: A window was not provided. A rectangular window will be applied.Please provide the "
+        "same window used by stft to make the inversion lossless.To suppress this warning and use a rectangular "
+        "window, explicitly set `window=torch.ones(n_fft, device=<device>)`." + at.format(1035)
+        + "  y = torch.istft(S, 8)\n"
+        "s.grad:8: UserWarning: The length of signal is shorter than the length parameter. Result is being padded "
+        "with zeros in the tail. Please check your center and hop_length settings." + at.format(1199)
+        + "  y = torch.istft(S, 8, length=30)\n")

@@ -111,7 +111,7 @@ _MISSING = object()
 _ALIASES = {("ScaledDotProductFlashAttentionForCpuBackward0", "output"): "result",
             ("LinalgCholeskyExBackward0", "L"): "result", ("LinalgLuFactorExBackward0", "LU"): "result",
             ("LinalgLstsqBackward0", "solution"): "result", ("LinalgVectorNormBackward0", "ord"): "p", ("TriangularSolveBackward0", "solution"): "result",
-            ("CtcLossBackward0", "result0"): "result"}
+            ("CtcLossBackward0", "result0"): "result", ("UnfoldBackwardBackward0", "dim"): "dimension"}
 _PYTORCH_NAMES = {(node, ours): theirs for (node, theirs), ours in _ALIASES.items()}
 _REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}        # at::Reduction, as a loss node saves it
 

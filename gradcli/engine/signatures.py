@@ -605,6 +605,16 @@ SIGNATURES = {
                              "Tensor out = None)"] for name in ("fft2", "ifft2", "rfft2", "irfft2", "hfft2", "ihfft2")},
     **{f"torch.fft.{name}": [f"(int n, float d = 1.0, {_FACTORY_KW})"] for name in ("fftfreq", "rfftfreq")},
     **{f"torch.fft.{name}": ["(Tensor input, tuple of ints dim = None)"] for name in ("fftshift", "ifftshift")},
+    # torch.stft is Python: it hands these arguments on to the C++ stft by position (gradcli.engine.ops.stft)
+    "_VF.stft": ["(Tensor input, int n_fft, int hop_length = None, int win_length = None, Tensor window = None, "
+                 "bool center = True, str pad_mode = \"reflect\", bool normalized = False, bool onesided = None, "
+                 "bool return_complex = None, bool align_to_window = None)",
+                 "(Tensor input, int n_fft, int hop_length = None, int win_length = None, Tensor window = None, "
+                 "bool normalized = False, bool onesided = None, bool return_complex = None, "
+                 "bool align_to_window = None)"],
+    "torch.istft": ["(Tensor input, int n_fft, int hop_length = None, int win_length = None, Tensor window = None, "
+                    "bool center = True, bool normalized = False, bool onesided = None, int length = None, "
+                    "bool return_complex = False)"],
 }
 
 

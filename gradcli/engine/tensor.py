@@ -798,6 +798,18 @@ class Tensor:
         from gradcli.engine.ops import statistics
         return statistics.histogram_method(self, *args, **kwargs)
 
+    def stft(self, n_fft, hop_length=None, win_length=None, window=None, center=True, pad_mode="reflect",
+             normalized=False, onesided=None, return_complex=None, align_to_window=None):
+        from gradcli.engine.ops import stft      # (PyTorch's Python method: torch.stft, these by position)
+        return stft.stft(self, n_fft, hop_length, win_length, window, center, pad_mode, normalized, onesided,
+                         return_complex=return_complex, align_to_window=align_to_window)
+
+    def istft(self, n_fft, hop_length=None, win_length=None, window=None, center=True, normalized=False,
+              onesided=None, length=None, return_complex=False):
+        from gradcli.engine.ops import stft      # (PyTorch's Python method: torch.istft, its arguments by position)
+        return stft.istft(self, n_fft, hop_length, win_length, window, center, normalized, onesided, length,
+                          return_complex)
+
     def cov(self, *args, **kwargs):
         return ops.cov_method(self, *args, **kwargs)
 

@@ -75,15 +75,21 @@ def _window(name: str, args: tuple, kwargs: dict) -> Tensor:
     n = values["window_length"]
     periodic = values.get("periodic") if values.get("periodic") is not None else True
     dtype = values["dtype"] or dtypes.default_float
-    factory_device(values["device"])
+    on_meta = factory_device(values["device"])
     if not dtype.is_floating_point:
         raise RuntimeError(f"{name} expects floating point dtypes, got: TensorOptions(dtype={_C_TYPES[dtype.name]}, "
                            "device=cpu, layout=Strided (default), requires_grad=false (default), pinned_memory=false, "
                            "memory_format=(nullopt))")
     if n < 0:
         raise RuntimeError(f"{name} requires non-negative window_length, got window_length={n}")
-    budget.check_tensor((n + 1,), dtype.itemsize)
     dt = dtype.np
+    if on_meta:         # (sizes only: nothing computed)
+        from gradcli.engine import meta
+        t = Tensor(meta.meta_full((n,), 0, dt))
+        if values["requires_grad"]:
+            t.requires_grad = True
+        return t
+    budget.check_tensor((n + 1,), dtype.itemsize)
     if n <= 1:
         out = np.ones(n, dt)
     else:

@@ -602,6 +602,13 @@ _WHAT = {
     "rfftfreq": "The non-negative sample frequencies of an n-point rfft with sample spacing d.",
     "fftshift": "Rolls the zero frequency to the middle of the dims given (all of them by default).",
     "ifftshift": "Undoes fftshift: rolls the zero frequency back to index 0.",
+    "stft": "The short-time Fourier transform of a 1-d signal or a batch of them: frames of n_fft samples, "
+            "hop_length apart (n_fft // 4), each times the window (a tensor of win_length points, zero-padded to "
+            "n_fft in the middle; none: ones, with a warning) and transformed; center=True pads the signal by "
+            "n_fft // 2 first (pad_mode, 'reflect'). Gives (freq, frames) complex values: return_complex=True is "
+            "required for a real signal.",
+    "istft": "The inverse of stft: each frame's inverse transform, times the window, overlap-added and divided by "
+             "the overlap-added squared window (which must not vanish), trimmed as centred or to `length`.",
     "ndtr": "The standard normal cumulative distribution function, (1 + erf(x / sqrt(2))) / 2.",
     "ndtri": "The inverse of the standard normal cumulative distribution function (-inf at 0, inf at 1, nan outside).",
     "log_ndtr": "The log of the standard normal cumulative distribution function, accurate far into the left tail.",

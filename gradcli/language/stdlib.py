@@ -1032,6 +1032,7 @@ def _build_torch() -> ScriptModule:
         "linspace": options(factories.linspace, "linspace"), "logspace": options(factories.logspace, "logspace"),
         **{name: _later("gradcli.engine.windows", name) for name in (
             "hann_window", "hamming_window", "bartlett_window", "blackman_window", "kaiser_window")},
+        "stft": _later("gradcli.engine.ops.stft", "stft"), "istft": _later("gradcli.engine.ops.stft", "istft"),
         "eye": options(factories.eye, "eye"), "tril_indices": options(factories.tril_indices, "tril_indices"),
         "triu_indices": options(factories.triu_indices, "triu_indices"),
         "randint": options(factories.randint, "randint"), "randperm": options(factories.randperm, "randperm"),
@@ -1507,7 +1508,7 @@ _PYTHON_TORCH = frozenset(("norm", "split", "typename", "set_default_tensor_type
                            "set_warn_always", "sym_int", "sym_float", "sym_max", "sym_min", "sym_not", "sym_sqrt",
                            "sym_ite", "sym_sum", "manual_seed", "seed", "initial_seed", "get_rng_state", "set_rng_state",
                            "unique", "unique_consecutive", "meshgrid", "cartesian_prod", "block_diag", "lu", "solve",
-                           "lstsq", "symeig", "eig", "unravel_index"))
+                           "lstsq", "symeig", "eig", "unravel_index", "stft"))
 
 
 def _native(path: str, name: str) -> bool:
@@ -1521,7 +1522,7 @@ _NO_ARGUMENT_FLAGS = 0x04 | 0x08                   # CO_VARARGS | CO_VARKEYWORDS
 # PyTorch's parser takes numpy's names for these parameters of its C++ functions (not of its Python ones)
 NUMPY_KEYWORDS = {"axis": "dim", "keepdims": "keepdim", "x": "input", "a": "input", "x1": "input", "x2": "other"}
 _PYTHON_METHODS = frozenset(("norm", "backward", "register_hook", "split", "unflatten", "retain_grad", "unique", "dim_order",
-                             "unique_consecutive", "lu", "solve", "lstsq", "eig", "symeig"))
+                             "unique_consecutive", "lu", "solve", "lstsq", "eig", "symeig", "stft", "istft"))
 # C++ functions whose own parameters have those names: the parser takes them as they are
 _OWN_NUMPY_NAMES = {"cosine_similarity": frozenset(("x1", "x2")), "vecdot": frozenset(("x",)), "vander": frozenset(("x",)),
                     **{name: frozenset(("x",)) for name in (

@@ -301,6 +301,8 @@ CARRIED = frozenset((
     "DiagonalBackward0", "DiagonalBackward0_copy", "DiagBackward0", "DiagEmbedBackward0", "TrilBackward0", "TriuBackward0",
     "MaskedFillBackward0", "MaskedFillBackward1", "IndexSelectBackward0", "GatherBackward0", "TakeBackward0",
     "ConstantPadNdBackward0",
+    # torch.stft's and istft's steps (gradcli.engine.ops.stft): their formulas move values, linear in them
+    "SqueezeBackward4", "UnfoldBackwardBackward0", "ReflectionPad1DBackward0", "ReplicationPad1DBackward0",
 ))
 # the rows of torch.fft (gradcli.engine.ops.fft, not imported here), made for complex values
 SPECTRAL = frozenset(("FftC2CBackward0", "FftR2CBackward0", "FftC2RBackward0"))
@@ -321,7 +323,7 @@ CALLABLE = frozenset((
     "new_tensor", "cfloat", "cdouble", "is_same_size", "nelement", "ndimension",
     "cpu", "copy_", "zero_", "fill_", "is_inference", "tensor", "as_tensor", "movedim", "moveaxis", "swapaxes",
     "swapdims", "ravel", "is_tensor", "view_as_complex", "complex", "polar", "get_device", "is_nonzero",
-    "float", "double", "real", "imag", "where",
+    "float", "double", "real", "imag", "where", "stft", "istft",
     "result_type", "promote_types", "can_cast", "randn_like", "rand_like", "is_signed", "long", "int", "bool",
     "half", "short", "byte", "char", "nonzero", "count_nonzero", "repeat", "adjoint", "mT", "mH", "H", "T",
     "tile", "roll", "diagonal", "diag", "tril", "triu", "masked_fill", "index_select", "gather", "take",
@@ -495,7 +497,11 @@ def view_as_complex(x: Tensor) -> Tensor:
             raise RuntimeError("Tensor must have a stride divisible by 2 for all but last dimension")
     seen()
     ctype = np.complex128 if a.dtype == np.float64 else np.complex64
-    out = np.ndarray(a.shape[:-1], ctype, buffer=_owner(a), offset=_offset(a), strides=a.strides[:-1])
+    owner = _owner(a)
+    if owner.flags.c_contiguous or owner.flags.f_contiguous:
+        out = np.ndarray(a.shape[:-1], ctype, buffer=owner, offset=_offset(a), strides=a.strides[:-1])
+    else:       # (a strided view at the root, as a real view of a transposed complex tensor: numpy's own view)
+        out = a.view(ctype)[..., 0]
     return _view_of(x, out, VIEW_AS_CPLX, ())
 
 

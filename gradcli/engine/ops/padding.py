@@ -116,7 +116,10 @@ _BACKWARD_ROWS = {("reflect", 1): REFLECTION_PAD1D_BACKWARD, ("reflect", 2): REF
 
 def pad_mode(a: Tensor, padding: tuple, mode: str) -> Tensor:
     """reflection_padNd / replication_padNd on checked arguments (autocast runs all but reflection_pad3d in
-    float32, as PyTorch lists them)."""
+    float32, as PyTorch lists them). Their kernels take no bool tensor (the shapes are checked first)."""
+    if a._a.dtype == np.bool_:
+        kernel = "reflection" if mode == "reflect" else "replication"
+        raise NotImplementedError(f"\"{kernel}_pad{len(padding) // 2}d\" not implemented for 'Bool'")
     if STATE.autocast is not None and (mode, len(padding)) != ("reflect", 6):
         from gradcli.engine import autocast
         return autocast.run(autocast.FP32, pad_mode, (a, padding, mode), {})
