@@ -136,6 +136,8 @@ _WHAT = {
     "parameters_to_vector": "The parameters flattened and joined into one vector (gradients flow back to them).",
     "vector_to_parameters": "Sets each parameter's data to the next slice of a vector, viewed in its shape.",
     "LRScheduler": "The base of the learning-rate schedulers: step, get_last_lr, last_epoch, state_dict.",
+    "_LRScheduler": "LRScheduler under its older name (a subclass adding nothing): a script's scheduler may derive "
+                    "from either.",
     # random state
     "manual_seed": "Seeds the default random generator, so later random tensors repeat run after run.",
     "seed": "Seeds the default generator from the operating system and returns the seed.",
