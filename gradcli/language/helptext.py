@@ -1503,6 +1503,7 @@ _MODULES = {
     "bisect": "Python's bisect module: positions in a sorted list (bisect_left, bisect_right) and insort.",
     "pprint": "Python's pprint module: pprint and pformat lay a value's repr out over lines.",
     "textwrap": "Python's textwrap module: wrap, fill, shorten, dedent and indent text.",
+    "types": "Python's types module, its SimpleNamespace (hyperparameters as attributes) only.",
     "abc": "Python's abc module: ABC and abstractmethod (and metaclass=ABCMeta), for base classes whose subclasses "
            "must define some methods.",
     "contextlib": "Python's contextlib module: contextmanager (a generator as a `with` context), nullcontext, "
@@ -1542,6 +1543,9 @@ _PYTHON_NAMES = {
     ("io", "BytesIO"): ("class BytesIO(initial_bytes=b'')", "A stream of bytes in memory: write, read, seek, tell, "
                                                              "getvalue. torch.save(obj, buf) writes a checkpoint at its "
                                                              "position; after buf.seek(0), torch.load(buf) reads it."),
+    ("types", "SimpleNamespace"): ("class SimpleNamespace(**kwargs)", "An object holding the keyword arguments as "
+                                                                     "attributes, which the script reads, sets and "
+                                                                     "deletes; vars() gives its dict."),
     ("io", "StringIO"): ("class StringIO(initial_value='', newline='\\n')", "A stream of text in memory: write, "
                                                                           "read, readline, seek, tell, getvalue; "
                                                                           "print(..., file=buf) writes into it."),

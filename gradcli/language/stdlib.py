@@ -33,7 +33,7 @@ _PYTHON_MODULES = {"random": None, "functools": _functools, "string": None, "sta
                    "collections": pycollections._collections, "copy": None, "typing": None,
                    "dataclasses": None, "warnings": None, "json": None,
                    "heapq": None, "bisect": None, "pprint": None, "textwrap": None, "abc": None, "contextlib": None,
-                   "enum": None, "io": None}
+                   "enum": None, "io": None, "types": None}
 
 
 class ScriptModule:
@@ -1295,6 +1295,7 @@ HEAPQ = _later_python("heapq", "pysorting", "heapq_members")
 BISECT = _later_python("bisect", "pysorting", "bisect_members")
 PPRINT = _later_python("pprint", "pytext", "pprint_members")
 TEXTWRAP = _later_python("textwrap", "pytext", "textwrap_members")
+TYPES = _later_python("types", "pytypes")                # SimpleNamespace
 
 
 def _make_copy() -> dict:
@@ -1327,7 +1328,7 @@ OPAQUE_CLASSES: dict = {}
 
 
 _PARTIAL_MODULES = ("typing", "dataclasses", "statistics", "warnings", "sys", "json", "heapq", "bisect", "pprint",
-                    "textwrap", "abc", "contextlib", "enum", "functools", "io", "inspect")
+                    "textwrap", "abc", "contextlib", "enum", "functools", "io", "inspect", "types")
 # Names of Python's modules that gradcli leaves out of the language, with the reason
 _NO_FILES = "gradcli's io has the in-memory streams (BytesIO, StringIO) only: scripts cannot read or write files"
 REFUSED_MEMBERS = {"contextlib": {"chdir": "scripts cannot reach files or directories"},
@@ -1417,7 +1418,7 @@ _TOP = {"torch": TORCH, "math": MATH, "random": RANDOM, "itertools": ITERTOOLS, 
         "dataclasses": DATACLASSES, "operator": OPERATOR, "statistics": STATISTICS, "warnings": WARNINGS,
         "sys": SYS, "json": JSON, "heapq": HEAPQ, "bisect": BISECT,
         "pprint": PPRINT, "textwrap": TEXTWRAP, "abc": ABC, "contextlib": CONTEXTLIB, "enum": ENUM, "io": IO,
-        "inspect": INSPECT}
+        "inspect": INSPECT, "types": TYPES}
 
 
 def modules() -> tuple:
