@@ -369,3 +369,19 @@ def test_the_deprecated_resize_and_resize_as_warn_at_each_line():
     assert warnings_of(source) == ("s.grad:4: UserWarning: non-inplace resize is deprecated\n  y = x.resize(2, 3)\n"
                                    "s.grad:5: UserWarning: non-inplace resize_as is deprecated\n"
                                    "  z = x.resize_as(torch.zeros(3, 2))\n")
+
+
+def test_copy_constructing_from_a_tensor_warns_at_each_line_after_the_arguments_are_read():
+    # PyTorch 2.13 prints exactly this (checked with the oracle): TORCH_WARN in torch.tensor and Tensor.new_tensor,
+    # shown once per line; a list of tensors, torch.as_tensor and torch.Tensor do not warn, and an argument error
+    # comes first (Raschka's `assign` wraps torch.tensor(right) of a loaded weight in a Parameter)
+    text = ("UserWarning: To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
+            "sourceTensor.detach().clone().requires_grad_(True), rather than {}(sourceTensor).")
+    source = ("import torch\nt = torch.ones(2)\ndef assign(right):\n    return torch.nn.Parameter(torch.tensor(right))\n"
+              "for _ in range(2):\n    w = assign(t)\nc = torch.tensor([torch.tensor(1.), t[0]])\n"
+              "e, f = torch.as_tensor(t), torch.Tensor(t)\nd = t.new_tensor(torch.tensor(2., requires_grad=True))\n"
+              "try:\n    torch.tensor(t, requires_grad=1)\nexcept TypeError as e:\n    print(e)\n")
+    assert warnings_of(source) == (f"s.grad:4: {text.format('torch.tensor')}\n"
+                                   "  return torch.nn.Parameter(torch.tensor(right))\n"
+                                   f"s.grad:9: {text.format('tensor.new_tensor')}\n"
+                                   "  d = t.new_tensor(torch.tensor(2., requires_grad=True))\n")

@@ -779,7 +779,7 @@ def _build_torch() -> ScriptModule:
     options = factories.with_creation_options
     members = {
         # creation
-        "tensor": options(factories.tensor, "tensor", layout=False), "Tensor": factories.legacy_tensor,
+        "tensor": options(factories.script_tensor, "tensor", layout=False), "Tensor": factories.legacy_tensor,
         "empty_strided": options(factories.empty_strided, "empty_strided"), "as_tensor": factories.as_tensor, "asarray": factories.asarray, "scalar_tensor": options(factories.scalar_tensor, "scalar_tensor"),
         "ones": options(factories.ones, "ones"), "zeros": options(factories.zeros, "zeros"),
         "full": options(factories.full, "full"), "empty": options(factories.empty, "empty"),
