@@ -385,3 +385,51 @@ def test_copy_constructing_from_a_tensor_warns_at_each_line_after_the_arguments_
                                    "  return torch.nn.Parameter(torch.tensor(right))\n"
                                    f"s.grad:9: {text.format('tensor.new_tensor')}\n"
                                    "  d = t.new_tensor(torch.tensor(2., requires_grad=True))\n")
+
+
+def test_softmax_without_a_dim_warns_at_the_line_or_once_from_a_module():
+    # PyTorch 2.13 (checked with the oracle): F.softmax, log_softmax and softmin warn with stacklevel=3, at the
+    # script's line; nn.Softmax and its kin with stacklevel=5, at a line of PyTorch's module code (shown once)
+    text = ("UserWarning: Implicit dimension choice for {} has been deprecated. Change the call to include dim=X as "
+            "an argument.")
+    source = ("import torch\nimport torch.nn.functional as F\nx = torch.ones(2, 3)\nfor _ in range(2):\n"
+              "    a = F.softmax(x)\nb = F.log_softmax(x)\nc = F.softmin(x, dim=None)\nm = torch.nn.Softmax()\n"
+              "d, e = m(x), m(x)\nf = F.softmax(x, dim=1)\n")
+    assert warnings_of(source) == (f"s.grad:5: {text.format('softmax')}\n  a = F.softmax(x)\n"
+                                   f"s.grad:6: {text.format('log_softmax')}\n  b = F.log_softmax(x)\n"
+                                   f"s.grad:7: {text.format('softmin')}\n  c = F.softmin(x, dim=None)\n"
+                                   f"s.grad:9: {text.format('softmax')}\n  d, e = m(x), m(x)\n")
+
+
+def test_x_T_of_other_than_a_matrix_warns_once_per_process():
+    # PyTorch 2.13 (checked with the oracle): TORCH_WARN_ONCE, one message for 0-d tensors, one for the others
+    source = ("import torch\na = torch.ones(2, 3, 4).T\nb = torch.ones(2).T\nc = torch.ones(2, 3).T\n"
+              "d = torch.tensor(1.).T\ne = torch.tensor(2.).T\n")
+    assert warnings_of(source) == (
+        "s.grad:2: UserWarning: The use of `x.T` on tensors of dimension other than 2 to reverse their shape is "
+        "deprecated and it will throw an error in a future release. Consider `x.mT` to transpose batches of matrices "
+        "or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the dimensions of a tensor. (Triggered "
+        "internally at /__w/pytorch/pytorch/aten/src/ATen/native/TensorShape.cpp:4314.)\n  a = torch.ones(2, 3, 4).T\n"
+        "s.grad:5: UserWarning: Tensor.T is deprecated on 0-D tensors. This function is the identity in these cases. "
+        "(Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/TensorShape.cpp:4321.)\n"
+        "  d = torch.tensor(1.).T\n")
+
+
+def test_deprecated_clip_grad_norm_and_legacy_loss_arguments_warn_at_the_line():
+    # PyTorch 2.13's words (checked with the oracle); the functional losses' size_average/reduce warn as the
+    # modules' do, before the arguments are checked
+    legacy = "UserWarning: size_average and reduce args will be deprecated, please use reduction='{}' instead."
+    source = ("import torch\nimport torch.nn.functional as F\nm = torch.nn.Linear(2, 1)\nm(torch.ones(1, 2)).sum()"
+              ".backward()\nn = torch.nn.utils.clip_grad_norm(m.parameters(), 1.0)\nx = torch.zeros(3, 4)\n"
+              "t = torch.tensor([0, 1, 2])\na = F.nll_loss(x, t, size_average=False)\n"
+              "b = F.cross_entropy(x, t, reduce=False)\nc = F.mse_loss(x, x, size_average=True)\n"
+              "d = F.binary_cross_entropy(torch.sigmoid(x), x, reduce=False)\n"
+              "try:\n    F.cross_entropy(x, [0], size_average=True)\nexcept TypeError as e:\n    pass\n")
+    assert warnings_of(source) == (
+        "s.grad:5: FutureWarning: `torch.nn.utils.clip_grad_norm` is now deprecated in favor of "
+        "`torch.nn.utils.clip_grad_norm_`.\n  n = torch.nn.utils.clip_grad_norm(m.parameters(), 1.0)\n"
+        f"s.grad:8: {legacy.format('sum')}\n  a = F.nll_loss(x, t, size_average=False)\n"
+        f"s.grad:9: {legacy.format('none')}\n  b = F.cross_entropy(x, t, reduce=False)\n"
+        f"s.grad:10: {legacy.format('mean')}\n  c = F.mse_loss(x, x, size_average=True)\n"
+        f"s.grad:11: {legacy.format('none')}\n  d = F.binary_cross_entropy(torch.sigmoid(x), x, reduce=False)\n"
+        f"s.grad:13: {legacy.format('mean')}\n  F.cross_entropy(x, [0], size_average=True)\n")

@@ -130,6 +130,7 @@ _WHAT = {
     "get_ema_avg_fn": "An AveragedModel avg_fn: decay * averaged + (1 - decay) * current.",
     "get_swa_avg_fn": "An AveragedModel avg_fn: averaged + (current - averaged) / (num_averaged + 1).",
     "clip_grad_norm_": "Scales the gradients in place so that their total norm is at most max_norm; returns the norm.",
+    "clip_grad_norm": "clip_grad_norm_ under its deprecated name (PyTorch's FutureWarning first).",
     "clip_grad_value_": "Clamps every gradient in place to [-clip_value, clip_value].",
     "get_total_norm": "The norm of the tensors' norms, as clip_grad_norm_ computes it.",
     "clip_grads_with_norm_": "Scales the gradients in place by min(max_norm / (total_norm + 1e-6), 1).",

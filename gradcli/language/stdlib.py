@@ -563,7 +563,8 @@ def _make_nn() -> dict:
                         "fractional_max_pool3d_with_indices")},
     })
     nn_utils = ScriptModule("torch.nn.utils", {
-        "clip_grad_norm_": clipgrad.clip_grad_norm_, "clip_grad_value_": clipgrad.clip_grad_value_,
+        "clip_grad_norm_": clipgrad.clip_grad_norm_, "clip_grad_norm": clipgrad.clip_grad_norm,
+        "clip_grad_value_": clipgrad.clip_grad_value_,
         "get_total_norm": clipgrad.get_total_norm, "clip_grads_with_norm_": clipgrad.clip_grads_with_norm_,
         "parameters_to_vector": clipgrad.parameters_to_vector, "vector_to_parameters": clipgrad.vector_to_parameters,
         "rnn": ScriptModule.later("torch.nn.utils.rnn", _make_rnn_utils),
