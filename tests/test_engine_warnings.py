@@ -433,3 +433,18 @@ def test_deprecated_clip_grad_norm_and_legacy_loss_arguments_warn_at_the_line():
         f"s.grad:10: {legacy.format('mean')}\n  c = F.mse_loss(x, x, size_average=True)\n"
         f"s.grad:11: {legacy.format('none')}\n  d = F.binary_cross_entropy(torch.sigmoid(x), x, reduce=False)\n"
         f"s.grad:13: {legacy.format('mean')}\n  F.cross_entropy(x, [0], size_average=True)\n")
+
+
+def test_std_and_var_without_degrees_of_freedom_warn_at_each_line():
+    # PyTorch 2.13 (checked with the oracle): TORCH_WARN, named after the function; a batch of one's std
+    text = ("UserWarning: {}(): degrees of freedom is <= 0. Correction should be strictly less than the reduction "
+            "factor (input numel divided by output numel). (Triggered internally at "
+            "/__w/pytorch/pytorch/aten/src/ATen/native/ReduceOps.cpp:1861.)")
+    source = ("import torch\nfor _ in range(2):\n    a = torch.ones(1).std()\nb = torch.ones(2, 1).var(dim=1)\n"
+              "c = torch.std_mean(torch.ones(2), correction=2)\nd = torch.ones(2).std(correction=1)\n"
+              "e = torch.var_mean(torch.ones(0))\n")
+    assert warnings_of(source) == (f"s.grad:3: {text.format('std')}\n  a = torch.ones(1).std()\n"
+                                   f"s.grad:4: {text.format('var')}\n  b = torch.ones(2, 1).var(dim=1)\n"
+                                   f"s.grad:5: {text.format('std_mean')}\n"
+                                   "  c = torch.std_mean(torch.ones(2), correction=2)\n"
+                                   f"s.grad:7: {text.format('var_mean')}\n  e = torch.var_mean(torch.ones(0))\n")
