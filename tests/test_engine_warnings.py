@@ -448,3 +448,19 @@ def test_std_and_var_without_degrees_of_freedom_warn_at_each_line():
                                    f"s.grad:5: {text.format('std_mean')}\n"
                                    "  c = torch.std_mean(torch.ones(2), correction=2)\n"
                                    f"s.grad:7: {text.format('var_mean')}\n  e = torch.var_mean(torch.ones(0))\n")
+
+
+def test_more_workers_than_cpus_warn_when_the_loader_is_made_and_when_a_pass_starts():
+    # PyTorch 2.13's words (checked with the oracle): two lines of its code, each shown once; the suggested number
+    # is the CPUs this process may run on, as PyTorch counts them
+    import os
+    cpus = len(os.sched_getaffinity(0))
+    text = (f"UserWarning: This DataLoader will create {cpus + 1} worker processes in total. Our suggested max number "
+            f"of worker in current system is {cpus}, which is smaller than what this DataLoader is going to create. "
+            "Please be aware that excessive worker creation might get DataLoader running slow or even freeze, lower "
+            "the worker number to avoid potential slowness/freeze if necessary.")
+    source = ("import torch\nds = torch.utils.data.TensorDataset(torch.arange(4.))\n"
+              f"L = torch.utils.data.DataLoader(ds, num_workers={cpus + 1})\nfor _ in range(2):\n    b = list(L)\n"
+              f"M = torch.utils.data.DataLoader(ds, num_workers={cpus})\nc = list(M)\n")
+    assert warnings_of(source) == f"s.grad:3: {text}\n  L = torch.utils.data.DataLoader(ds, num_workers={cpus + 1})\n" \
+                                  f"s.grad:5: {text}\n  b = list(L)\n"

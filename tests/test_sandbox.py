@@ -101,6 +101,16 @@ ESCAPES = [
      "'SimpleNamespace' is outside gradcli's language: a script's class may derive from its own classes, object, "
      "dict, list, tuple, set, frozenset, a namedtuple, the collections' OrderedDict, defaultdict and Counter, the "
      "exception classes and the library classes gradcli provides"),
+    # DataLoader workers, emulated in-process: the iterator's workers and a WorkerInfo's internals stay out of reach
+    ("import torch\nds = torch.utils.data.TensorDataset(torch.arange(2.))\n"
+     "iter(torch.utils.data.DataLoader(ds, num_workers=1))._workers", 1,
+     "3:1: AttributeError: '_WorkerLoaderIter' object attribute '_workers' is outside gradcli's language"),
+    ("import torch\nds = torch.utils.data.TensorDataset(torch.arange(2.))\nL = torch.utils.data.DataLoader(ds, "
+     "num_workers=1, collate_fn=lambda b: torch.utils.data.get_worker_info().__dict__)\nlist(L)", 1,
+     "3:73: AttributeError: 'WorkerInfo' object attribute '__dict__' is outside gradcli's language"),
+    ("import torch\nds = torch.utils.data.TensorDataset(torch.arange(2.))\nL = torch.utils.data.DataLoader(ds, "
+     "num_workers=1, collate_fn=lambda b: torch.utils.data.get_worker_info().__reduce__)\nlist(L)", 1,
+     "3:73: AttributeError: 'WorkerInfo' object attribute '__reduce__' is outside gradcli's language"),
     # io: in-memory streams only; no file descriptor, no file, no view of the buffer, growth bounded as strings
     ("import io\nio.BytesIO().fileno()", 1, "2:1: io.UnsupportedOperation: fileno"),
     ("import io\nio.StringIO().fileno()", 1, "2:1: io.UnsupportedOperation: fileno"),

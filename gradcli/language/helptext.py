@@ -327,7 +327,8 @@ _WHAT = {
     "ChainDataset": "The samples of several IterableDatasets, one stream after the other.",
     "StackDataset": "The samples of several datasets of one length side by side: a tuple, or a dict when the "
                     "datasets are given by keyword.",
-    "get_worker_info": "None: gradcli's DataLoader loads in the script's own process, as PyTorch's main process does.",
+    "get_worker_info": "Inside a DataLoader worker (num_workers > 0), its WorkerInfo: id, num_workers, seed, dataset; "
+                       "None in the main process.",
     "nonzero_static": "nonzero's first `size` positions as a (size, ndim) tensor, rows of `fill_value` (-1) after "
                       "them when there are fewer.",
     "DataLoader": "Iterates a dataset in batches (batch_size, shuffle in PyTorch's order, drop_last, collate_fn, "
