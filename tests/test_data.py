@@ -63,10 +63,11 @@ _IMPORT = "import torch\nfrom torch.utils.data import DataLoader, TensorDataset,
 
 
 @pytest.mark.parametrize("source, message", [
-    # worker processes: the loader is made and measured as in PyTorch, and refused when it would start them
-    ("l = DataLoader(TensorDataset(torch.ones(3)), num_workers=2)\nprint(len(l), l.prefetch_factor)\niter(l)",
-     "NotImplementedError: gradcli's DataLoader loads in-process only: num_workers=2 is outside gradcli's "
-     "language (scripts cannot start processes)"),
+    # worker processes are emulated in the script's process over a map-style dataset, not over an iterable one
+    ("class S(torch.utils.data.IterableDataset):\n    def __iter__(self):\n        return iter(range(3))\n"
+     "l = DataLoader(S(), num_workers=2)\nprint(l.prefetch_factor)\niter(l)",
+     "NotImplementedError: gradcli does not implement torch.utils.data.DataLoader workers (num_workers > 0) over an "
+     "IterableDataset"),
     # PyTorch's own checks come first, in its order
     ("DataLoader(TensorDataset(torch.ones(3)), num_workers=2, batch_size=None, drop_last=True)",
      "ValueError: batch_size=None option disables auto-batching and is mutually exclusive with drop_last"),

@@ -396,3 +396,98 @@ def test_stft_and_istft_warn_once_each():
         "s.grad:8: UserWarning: The length of signal is shorter than the length parameter. Result is being padded "
         "with zeros in the tail. Please check your center and hop_length settings." + at.format(1199)
         + "  y = torch.istft(S, 8, length=30)\n")
+
+
+def test_copy_constructing_from_a_tensor_warns_at_each_line_after_the_arguments_are_read():
+    # PyTorch 2.13 prints exactly this (checked with the oracle): TORCH_WARN in torch.tensor and Tensor.new_tensor,
+    # shown once per line; a list of tensors, torch.as_tensor and torch.Tensor do not warn, and an argument error
+    # comes first (Raschka's `assign` wraps torch.tensor(right) of a loaded weight in a Parameter)
+    text = ("UserWarning: To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
+            "sourceTensor.detach().clone().requires_grad_(True), rather than {}(sourceTensor).")
+    source = ("import torch\nt = torch.ones(2)\ndef assign(right):\n    return torch.nn.Parameter(torch.tensor(right))\n"
+              "for _ in range(2):\n    w = assign(t)\nc = torch.tensor([torch.tensor(1.), t[0]])\n"
+              "e, f = torch.as_tensor(t), torch.Tensor(t)\nd = t.new_tensor(torch.tensor(2., requires_grad=True))\n"
+              "try:\n    torch.tensor(t, requires_grad=1)\nexcept TypeError as e:\n    print(e)\n")
+    assert warnings_of(source) == (f"s.grad:4: {text.format('torch.tensor')}\n"
+                                   "  return torch.nn.Parameter(torch.tensor(right))\n"
+                                   f"s.grad:9: {text.format('tensor.new_tensor')}\n"
+                                   "  d = t.new_tensor(torch.tensor(2., requires_grad=True))\n")
+
+
+def test_softmax_without_a_dim_warns_at_the_line_or_once_from_a_module():
+    # PyTorch 2.13 (checked with the oracle): F.softmax, log_softmax and softmin warn with stacklevel=3, at the
+    # script's line; nn.Softmax and its kin with stacklevel=5, at a line of PyTorch's module code (shown once)
+    text = ("UserWarning: Implicit dimension choice for {} has been deprecated. Change the call to include dim=X as "
+            "an argument.")
+    source = ("import torch\nimport torch.nn.functional as F\nx = torch.ones(2, 3)\nfor _ in range(2):\n"
+              "    a = F.softmax(x)\nb = F.log_softmax(x)\nc = F.softmin(x, dim=None)\nm = torch.nn.Softmax()\n"
+              "d, e = m(x), m(x)\nf = F.softmax(x, dim=1)\n")
+    assert warnings_of(source) == (f"s.grad:5: {text.format('softmax')}\n  a = F.softmax(x)\n"
+                                   f"s.grad:6: {text.format('log_softmax')}\n  b = F.log_softmax(x)\n"
+                                   f"s.grad:7: {text.format('softmin')}\n  c = F.softmin(x, dim=None)\n"
+                                   f"s.grad:9: {text.format('softmax')}\n  d, e = m(x), m(x)\n")
+
+
+def test_x_T_of_other_than_a_matrix_warns_once_per_process():
+    # PyTorch 2.13 (checked with the oracle): TORCH_WARN_ONCE, one message for 0-d tensors, one for the others
+    source = ("import torch\na = torch.ones(2, 3, 4).T\nb = torch.ones(2).T\nc = torch.ones(2, 3).T\n"
+              "d = torch.tensor(1.).T\ne = torch.tensor(2.).T\n")
+    assert warnings_of(source) == (
+        "s.grad:2: UserWarning: The use of `x.T` on tensors of dimension other than 2 to reverse their shape is "
+        "deprecated and it will throw an error in a future release. Consider `x.mT` to transpose batches of matrices "
+        "or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the dimensions of a tensor. (Triggered "
+        "internally at /__w/pytorch/pytorch/aten/src/ATen/native/TensorShape.cpp:4314.)\n  a = torch.ones(2, 3, 4).T\n"
+        "s.grad:5: UserWarning: Tensor.T is deprecated on 0-D tensors. This function is the identity in these cases. "
+        "(Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/TensorShape.cpp:4321.)\n"
+        "  d = torch.tensor(1.).T\n")
+
+
+def test_deprecated_clip_grad_norm_and_legacy_loss_arguments_warn_at_the_line():
+    # PyTorch 2.13's words (checked with the oracle); the functional losses' size_average/reduce warn as the
+    # modules' do, before the arguments are checked
+    legacy = "UserWarning: size_average and reduce args will be deprecated, please use reduction='{}' instead."
+    source = ("import torch\nimport torch.nn.functional as F\nm = torch.nn.Linear(2, 1)\nm(torch.ones(1, 2)).sum()"
+              ".backward()\nn = torch.nn.utils.clip_grad_norm(m.parameters(), 1.0)\nx = torch.zeros(3, 4)\n"
+              "t = torch.tensor([0, 1, 2])\na = F.nll_loss(x, t, size_average=False)\n"
+              "b = F.cross_entropy(x, t, reduce=False)\nc = F.mse_loss(x, x, size_average=True)\n"
+              "d = F.binary_cross_entropy(torch.sigmoid(x), x, reduce=False)\n"
+              "try:\n    F.cross_entropy(x, [0], size_average=True)\nexcept TypeError as e:\n    pass\n")
+    assert warnings_of(source) == (
+        "s.grad:5: FutureWarning: `torch.nn.utils.clip_grad_norm` is now deprecated in favor of "
+        "`torch.nn.utils.clip_grad_norm_`.\n  n = torch.nn.utils.clip_grad_norm(m.parameters(), 1.0)\n"
+        f"s.grad:8: {legacy.format('sum')}\n  a = F.nll_loss(x, t, size_average=False)\n"
+        f"s.grad:9: {legacy.format('none')}\n  b = F.cross_entropy(x, t, reduce=False)\n"
+        f"s.grad:10: {legacy.format('mean')}\n  c = F.mse_loss(x, x, size_average=True)\n"
+        f"s.grad:11: {legacy.format('none')}\n  d = F.binary_cross_entropy(torch.sigmoid(x), x, reduce=False)\n"
+        f"s.grad:13: {legacy.format('mean')}\n  F.cross_entropy(x, [0], size_average=True)\n")
+
+
+def test_std_and_var_without_degrees_of_freedom_warn_at_each_line():
+    # PyTorch 2.13 (checked with the oracle): TORCH_WARN, named after the function; a batch of one's std
+    text = ("UserWarning: {}(): degrees of freedom is <= 0. Correction should be strictly less than the reduction "
+            "factor (input numel divided by output numel). (Triggered internally at "
+            "/__w/pytorch/pytorch/aten/src/ATen/native/ReduceOps.cpp:1861.)")
+    source = ("import torch\nfor _ in range(2):\n    a = torch.ones(1).std()\nb = torch.ones(2, 1).var(dim=1)\n"
+              "c = torch.std_mean(torch.ones(2), correction=2)\nd = torch.ones(2).std(correction=1)\n"
+              "e = torch.var_mean(torch.ones(0))\n")
+    assert warnings_of(source) == (f"s.grad:3: {text.format('std')}\n  a = torch.ones(1).std()\n"
+                                   f"s.grad:4: {text.format('var')}\n  b = torch.ones(2, 1).var(dim=1)\n"
+                                   f"s.grad:5: {text.format('std_mean')}\n"
+                                   "  c = torch.std_mean(torch.ones(2), correction=2)\n"
+                                   f"s.grad:7: {text.format('var_mean')}\n  e = torch.var_mean(torch.ones(0))\n")
+
+
+def test_more_workers_than_cpus_warn_when_the_loader_is_made_and_when_a_pass_starts():
+    # PyTorch 2.13's words (checked with the oracle): two lines of its code, each shown once; the suggested number
+    # is the CPUs this process may run on, as PyTorch counts them
+    import os
+    cpus = len(os.sched_getaffinity(0))
+    text = (f"UserWarning: This DataLoader will create {cpus + 1} worker processes in total. Our suggested max number "
+            f"of worker in current system is {cpus}, which is smaller than what this DataLoader is going to create. "
+            "Please be aware that excessive worker creation might get DataLoader running slow or even freeze, lower "
+            "the worker number to avoid potential slowness/freeze if necessary.")
+    source = ("import torch\nds = torch.utils.data.TensorDataset(torch.arange(4.))\n"
+              f"L = torch.utils.data.DataLoader(ds, num_workers={cpus + 1})\nfor _ in range(2):\n    b = list(L)\n"
+              f"M = torch.utils.data.DataLoader(ds, num_workers={cpus})\nc = list(M)\n")
+    assert warnings_of(source) == f"s.grad:3: {text}\n  L = torch.utils.data.DataLoader(ds, num_workers={cpus + 1})\n" \
+                                  f"s.grad:5: {text}\n  b = list(L)\n"

@@ -16,7 +16,7 @@ from gradcli.engine.tensor import Tensor
 from gradcli.repl.shell import Options, Shell
 
 _OUTSIDE = "AttributeError: {} attribute '{}' is outside gradcli's language"
-_IMPORT = "ImportError: import of '{}' is outside gradcli's language: scripts can import only torch, abc, bisect, collections, contextlib, copy, dataclasses, enum, functools, heapq, inspect, io, itertools, json, math, operator, pprint, random, statistics, string, sys, textwrap, time, typing and warnings"
+_IMPORT = "ImportError: import of '{}' is outside gradcli's language: scripts can import only torch, abc, bisect, collections, contextlib, copy, dataclasses, enum, functools, heapq, inspect, io, itertools, json, math, operator, pprint, random, statistics, string, sys, textwrap, time, types, typing and warnings"
 _BUILTIN = "NameError: name '{0}' is not defined: Python's builtin '{0}' is outside gradcli's language"
 _NO_FILES = "scripts cannot read or write files"
 _NO_ARRAYS = "scripts cannot reach numpy arrays (use .tolist() or .item())"
@@ -82,6 +82,35 @@ ESCAPES = [
      "3:1: AttributeError: 'Tensor' object has no attribute 'write'"),
     ("import textwrap\ntextwrap.TextWrapper", 1, "2:1: NotImplementedError: gradcli does not implement "
                                                  "textwrap.TextWrapper"),
+    # types: SimpleNamespace only; its instances give what they hold and their __dict__, no other internals, and
+    # a key the script puts in that dict reaches no Python machinery
+    ("import types\ntypes.FunctionType", 1, "2:1: NotImplementedError: gradcli does not implement types.FunctionType"),
+    ("import types\ntypes.CodeType", 1, "2:1: NotImplementedError: gradcli does not implement types.CodeType"),
+    *[(f"from types import SimpleNamespace\nSimpleNamespace(a=1).{name}", 1, "2:1: AttributeError: "
+       f"'types.SimpleNamespace' object attribute '{name}' is outside gradcli's language")
+      for name in ("__reduce__", "__reduce_ex__", "__init__", "__getattribute__", "__setattr__", "__eq__")],
+    ("from types import SimpleNamespace\nsetattr(SimpleNamespace(), '__class__', int)", 1, "2:1: AttributeError: "
+     "'types.SimpleNamespace' object attribute '__class__' is outside gradcli's language"),
+    ("from types import SimpleNamespace\nn = SimpleNamespace()\nvars(n)['__getattr__'] = print\nn.__getattr__", 1,
+     "4:1: AttributeError: 'types.SimpleNamespace' object attribute '__getattr__' is outside gradcli's language"),
+    ("from types import SimpleNamespace\ndel SimpleNamespace(a=1).__dict__", 1, "2:5: AttributeError: "
+     "'types.SimpleNamespace' object attribute '__dict__' is outside gradcli's language"),
+    ("from types import SimpleNamespace\nSimpleNamespace.__subclasses__", 1, "2:1: AttributeError: 'type' object "
+     "attribute '__subclasses__' is outside gradcli's language"),
+    ("from types import SimpleNamespace\nclass N(SimpleNamespace):\n    pass", 1, "2:1: TypeError: subclassing "
+     "'SimpleNamespace' is outside gradcli's language: a script's class may derive from its own classes, object, "
+     "dict, list, tuple, set, frozenset, a namedtuple, the collections' OrderedDict, defaultdict and Counter, the "
+     "exception classes and the library classes gradcli provides"),
+    # DataLoader workers, emulated in-process: the iterator's workers and a WorkerInfo's internals stay out of reach
+    ("import torch\nds = torch.utils.data.TensorDataset(torch.arange(2.))\n"
+     "iter(torch.utils.data.DataLoader(ds, num_workers=1))._workers", 1,
+     "3:1: AttributeError: '_WorkerLoaderIter' object attribute '_workers' is outside gradcli's language"),
+    ("import torch\nds = torch.utils.data.TensorDataset(torch.arange(2.))\nL = torch.utils.data.DataLoader(ds, "
+     "num_workers=1, collate_fn=lambda b: torch.utils.data.get_worker_info().__dict__)\nlist(L)", 1,
+     "3:73: AttributeError: 'WorkerInfo' object attribute '__dict__' is outside gradcli's language"),
+    ("import torch\nds = torch.utils.data.TensorDataset(torch.arange(2.))\nL = torch.utils.data.DataLoader(ds, "
+     "num_workers=1, collate_fn=lambda b: torch.utils.data.get_worker_info().__reduce__)\nlist(L)", 1,
+     "3:73: AttributeError: 'WorkerInfo' object attribute '__reduce__' is outside gradcli's language"),
     # io: in-memory streams only; no file descriptor, no file, no view of the buffer, growth bounded as strings
     ("import io\nio.BytesIO().fileno()", 1, "2:1: io.UnsupportedOperation: fileno"),
     ("import io\nio.StringIO().fileno()", 1, "2:1: io.UnsupportedOperation: fileno"),
@@ -727,7 +756,9 @@ def test_modules_hold_no_python_module_and_no_underscore_name():
     while stack:
         mod = stack.pop()
         for name, value in mod.members.items():
-            assert not name.startswith("_") or name == "__version__", (mod.name, name)
+            # (_LRScheduler: PyTorch's older name for LRScheduler, which tutorials' schedulers derive from)
+            assert not name.startswith("_") or name == "__version__" or (mod.name, name) == (
+                "torch.optim.lr_scheduler", "_LRScheduler"), (mod.name, name)
             assert not isinstance(value, types.ModuleType), (mod.name, name)
             if isinstance(value, stdlib.ScriptModule):
                 stack.append(value)

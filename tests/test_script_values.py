@@ -188,6 +188,7 @@ def test_start_up_does_not_read_the_data():
 
 # gradcli's own additions to PyTorch's namespaces, each deliberate
 _EXTRAS = {("torch.autograd", "GradcheckError")}     # PyTorch keeps it in torch.autograd.gradcheck
+_EXTRAS |= {("torch.optim.lr_scheduler", "_LRScheduler")}      # private (the data lists public names only)
 # The data lacks torch.cuda and torch.backends; these names were checked with PyTorch 2.13's CPU build
 _EXTRAS |= {("torch", "backends"), ("torch.backends", "mps"), ("torch.backends", "cuda"),
             ("torch.backends.cuda", "is_built"), ("torch.backends.mps", "is_available"), ("torch.backends.mps", "is_built")}

@@ -64,6 +64,13 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
     return total
 
 
+def clip_grad_norm(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False, foreach=None) -> Tensor:
+    """The deprecated name: clip_grad_norm_ after PyTorch's FutureWarning (at the script's line)."""
+    STATE.warn("FutureWarning", "`torch.nn.utils.clip_grad_norm` is now deprecated in favor of "
+                                "`torch.nn.utils.clip_grad_norm_`.")
+    return clip_grad_norm_(parameters, max_norm, norm_type, error_if_nonfinite, foreach)
+
+
 # PyTorch 2.13's words when no parameter has a gradient (its grouping by device hands an empty list on)
 _NO_GRADS = ("Expected !nested_tensorlist[0].empty() to be true, but got false.  (Could this error message be "
              "improved?  If so, please report an enhancement request to PyTorch.)")

@@ -978,12 +978,26 @@ def _int_mask(data):
     return data.__class__ is int or data.__class__ is bool
 
 
-def tensor(data, dtype=None, requires_grad=False, device=None):
+COPY_CONSTRUCT = ("To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
+                  "sourceTensor.detach().clone().requires_grad_(True), rather than {}(sourceTensor).")
+
+
+def script_tensor(data, dtype=None, requires_grad=False, device=None):
+    """torch.tensor as a script calls it: PyTorch's warning when `data` is a tensor (see `tensor`)."""
+    return tensor(data, dtype, requires_grad, device, copy_warning="torch.tensor")
+
+
+def tensor(data, dtype=None, requires_grad=False, device=None, copy_warning=None):
+    """A new tensor holding `data`. `copy_warning`: the function a script called (torch.tensor,
+    tensor.new_tensor), whose warning PyTorch gives, once the arguments are read, when `data` is a tensor
+    (a Parameter, a 0-d one, one that requires grad alike; not a list of tensors); gradcli's own calls give none."""
     on_meta = factory_device(device)
     _check_dtype(dtype)
     if requires_grad.__class__ is not bool:
         raise TypeError(f"tensor(): argument 'requires_grad' must be bool, not {_type_name(requires_grad)}")
     if isinstance(data, Tensor):
+        if copy_warning is not None:
+            STATE.warn("UserWarning", COPY_CONSTRUCT.format(copy_warning))
         a = data._a.astype(dtype.np if dtype else data._a.dtype, copy=True)
         return _finish(a, requires_grad, on_meta)
     return _finish(from_data(data, dtype), requires_grad, on_meta)

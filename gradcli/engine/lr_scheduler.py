@@ -166,6 +166,11 @@ class LRScheduler:
                               "`get_last_lr()`.")
 
 
+class _LRScheduler(LRScheduler):
+    """PyTorch's older name for the base, a subclass of it that adds nothing (`class S(_LRScheduler)` in
+    tutorials written before LRScheduler was public)."""
+
+
 class _LambdaState:
     """The state dict of the schedulers driven by functions: each function saved as None (gradcli keeps no
     callable object's attributes), and not restored."""
@@ -803,6 +808,6 @@ def _phase(end_step, start_lr, end_lr, start_momentum, end_momentum) -> dict:
             "end_momentum": end_momentum}
 
 
-SCHEDULERS = (LRScheduler, LambdaLR, MultiplicativeLR, StepLR, MultiStepLR, ConstantLR, LinearLR, PolynomialLR,
+SCHEDULERS = (LRScheduler, _LRScheduler, LambdaLR, MultiplicativeLR, StepLR, MultiStepLR, ConstantLR, LinearLR, PolynomialLR,
               ExponentialLR, CosineAnnealingLR, ReduceLROnPlateau, OneCycleLR, CosineAnnealingWarmRestarts,
               SequentialLR, ChainedScheduler, CyclicLR)

@@ -131,10 +131,11 @@ class EngineState:
             if self.warn is not None:
                 self.warn(category, message)
 
-    def warn_python(self, category: str, message: str) -> None:
+    def warn_python(self, category: str, message: str, place: str = "") -> None:
         """A Python warning from one line of PyTorch's own code: CPython's registry for that line shows it once
-        per message, until the registries are emptied (gradient_given)."""
-        key = "py:" + message           # (torch.set_warn_always governs TORCH_WARN_ONCE only, not these)
+        per message, until the registries are emptied (gradient_given). `place` names the line where one
+        message comes from two lines of PyTorch's code."""
+        key = "py:" + place + message   # (torch.set_warn_always governs TORCH_WARN_ONCE only, not these)
         if key not in self.warned_once:
             self.warned_once.add(key)
             if self.warn is not None:

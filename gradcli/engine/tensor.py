@@ -2507,7 +2507,7 @@ class Tensor:
     def new_tensor(self, data, dtype=None, requires_grad=False, device=None):
         from gradcli.engine import factories
         return factories.tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad,
-                                device=self.device if device is None else device)
+                                device=self.device if device is None else device, copy_warning="tensor.new_tensor")
 
     def register_hook(self, hook):
         from gradcli.engine import backward

@@ -424,7 +424,8 @@ def get_method(obj, name: str):
 
 # Metaclasses other than ScriptType whose classes and instances have rules of their own -> an object with
 # class_attr(cls, name), member_attr(obj, name), set_attr(obj, name, value), del_attr(obj, name), attribute_names(obj)
-# (enum.EnumType: gradcli.language.pyenum registers its rules when the enum module is made)
+# (enum.EnumType: gradcli.language.pyenum registers its rules when the enum module is made; types.SimpleNamespace,
+# a plain class, is looked up by its instances' class the same way, and adds instance_dict(obj) for vars())
 _METACLASS_RULES: dict = {}
 
 
@@ -933,6 +934,9 @@ def _vars(*args):
         raise NotImplementedError(f"gradcli does not implement vars() of {kind}")
     if cls in _PYTHON_VALUES or cls in pycollections.NAMEDTUPLES or cls is Size:     # (none has a __dict__)
         raise TypeError("vars() argument must have __dict__ attribute")
+    rules = _METACLASS_RULES.get(cls)
+    if rules is not None and hasattr(rules, "instance_dict"):      # a types.SimpleNamespace: what it holds
+        return rules.instance_dict(obj)
     raise AttributeError(f"'{type_name(obj)}' object attribute '__dict__' is outside gradcli's language")
 
 

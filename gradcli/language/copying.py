@@ -15,6 +15,7 @@ refuses the rest by name:
 * an instance of a script's class (and of the library classes a script may subclass: `nn.Module`,
   optimisers, datasets) is a new object of the class with its attributes copied, unless its class defines
   `__deepcopy__` / `__copy__`, which are called as Python calls them;
+* a `types.SimpleNamespace` is a new namespace holding (deep) copies of its values;
 * a `torch.Generator` copies its state, and so does an io stream (CPython's copy of its value, position and
   newline mode, a new buffer of its own); an autograd node and a generator are CPython's "cannot pickle"
   TypeError; anything else is an honest NotImplementedError.
@@ -145,6 +146,10 @@ def _deep(x, memo):
         y.extend(_deep(v, memo) for v in x)
     elif cls is types.MethodType:           # a bound method: the same function bound to a copy of its object
         y = types.MethodType(x.__func__, _deep(x.__self__, memo))
+    elif cls is types.SimpleNamespace:      # CPython's: a new namespace holding copies of the values
+        y = types.SimpleNamespace()
+        memo[d] = y
+        y.__dict__.update(_deep(x.__dict__, memo))
     elif cls is rng.Generator:
         y = _copy_generator(x)
     elif cls is functools.partial:          # CPython's: its function, arguments and keywords, copied deeply
@@ -390,6 +395,8 @@ def copy(x):
         return parameter.mark(y) if parameter.is_parameter(x) else y
     if cls is types.MethodType:
         return x
+    if cls is types.SimpleNamespace:
+        return types.SimpleNamespace(**x.__dict__)
     if cls is rng.Generator:
         return _copy_generator(x)
     if cls is functools.partial:

@@ -130,12 +130,15 @@ _WHAT = {
     "get_ema_avg_fn": "An AveragedModel avg_fn: decay * averaged + (1 - decay) * current.",
     "get_swa_avg_fn": "An AveragedModel avg_fn: averaged + (current - averaged) / (num_averaged + 1).",
     "clip_grad_norm_": "Scales the gradients in place so that their total norm is at most max_norm; returns the norm.",
+    "clip_grad_norm": "clip_grad_norm_ under its deprecated name (PyTorch's FutureWarning first).",
     "clip_grad_value_": "Clamps every gradient in place to [-clip_value, clip_value].",
     "get_total_norm": "The norm of the tensors' norms, as clip_grad_norm_ computes it.",
     "clip_grads_with_norm_": "Scales the gradients in place by min(max_norm / (total_norm + 1e-6), 1).",
     "parameters_to_vector": "The parameters flattened and joined into one vector (gradients flow back to them).",
     "vector_to_parameters": "Sets each parameter's data to the next slice of a vector, viewed in its shape.",
     "LRScheduler": "The base of the learning-rate schedulers: step, get_last_lr, last_epoch, state_dict.",
+    "_LRScheduler": "LRScheduler under its older name (a subclass adding nothing): a script's scheduler may derive "
+                    "from either.",
     # random state
     "manual_seed": "Seeds the default random generator, so later random tensors repeat run after run.",
     "seed": "Seeds the default generator from the operating system and returns the seed.",
@@ -324,7 +327,8 @@ _WHAT = {
     "ChainDataset": "The samples of several IterableDatasets, one stream after the other.",
     "StackDataset": "The samples of several datasets of one length side by side: a tuple, or a dict when the "
                     "datasets are given by keyword.",
-    "get_worker_info": "None: gradcli's DataLoader loads in the script's own process, as PyTorch's main process does.",
+    "get_worker_info": "Inside a DataLoader worker (num_workers > 0), its WorkerInfo: id, num_workers, seed, dataset; "
+                       "None in the main process.",
     "nonzero_static": "nonzero's first `size` positions as a (size, ndim) tensor, rows of `fill_value` (-1) after "
                       "them when there are fewer.",
     "DataLoader": "Iterates a dataset in batches (batch_size, shuffle in PyTorch's order, drop_last, collate_fn, "
@@ -1510,6 +1514,7 @@ _MODULES = {
     "bisect": "Python's bisect module: positions in a sorted list (bisect_left, bisect_right) and insort.",
     "pprint": "Python's pprint module: pprint and pformat lay a value's repr out over lines.",
     "textwrap": "Python's textwrap module: wrap, fill, shorten, dedent and indent text.",
+    "types": "Python's types module, its SimpleNamespace (hyperparameters as attributes) only.",
     "abc": "Python's abc module: ABC and abstractmethod (and metaclass=ABCMeta), for base classes whose subclasses "
            "must define some methods.",
     "contextlib": "Python's contextlib module: contextmanager (a generator as a `with` context), nullcontext, "
@@ -1558,6 +1563,9 @@ _PYTHON_NAMES = {
     ("io", "BytesIO"): ("class BytesIO(initial_bytes=b'')", "A stream of bytes in memory: write, read, seek, tell, "
                                                              "getvalue. torch.save(obj, buf) writes a checkpoint at its "
                                                              "position; after buf.seek(0), torch.load(buf) reads it."),
+    ("types", "SimpleNamespace"): ("class SimpleNamespace(**kwargs)", "An object holding the keyword arguments as "
+                                                                     "attributes, which the script reads, sets and "
+                                                                     "deletes; vars() gives its dict."),
     ("io", "StringIO"): ("class StringIO(initial_value='', newline='\\n')", "A stream of text in memory: write, "
                                                                           "read, readline, seek, tell, getvalue; "
                                                                           "print(..., file=buf) writes into it."),

@@ -33,7 +33,7 @@ _PYTHON_MODULES = {"random": None, "functools": _functools, "string": None, "sta
                    "collections": pycollections._collections, "copy": None, "typing": None,
                    "dataclasses": None, "warnings": None, "json": None,
                    "heapq": None, "bisect": None, "pprint": None, "textwrap": None, "abc": None, "contextlib": None,
-                   "enum": None, "io": None}
+                   "enum": None, "io": None, "types": None}
 
 
 class ScriptModule:
@@ -563,7 +563,8 @@ def _make_nn() -> dict:
                         "fractional_max_pool3d_with_indices")},
     })
     nn_utils = ScriptModule("torch.nn.utils", {
-        "clip_grad_norm_": clipgrad.clip_grad_norm_, "clip_grad_value_": clipgrad.clip_grad_value_,
+        "clip_grad_norm_": clipgrad.clip_grad_norm_, "clip_grad_norm": clipgrad.clip_grad_norm,
+        "clip_grad_value_": clipgrad.clip_grad_value_,
         "get_total_norm": clipgrad.get_total_norm, "clip_grads_with_norm_": clipgrad.clip_grads_with_norm_,
         "parameters_to_vector": clipgrad.parameters_to_vector, "vector_to_parameters": clipgrad.vector_to_parameters,
         "rnn": ScriptModule.later("torch.nn.utils.rnn", _make_rnn_utils),
@@ -780,7 +781,7 @@ def _build_torch() -> ScriptModule:
     options = factories.with_creation_options
     members = {
         # creation
-        "tensor": options(factories.tensor, "tensor", layout=False), "Tensor": factories.legacy_tensor,
+        "tensor": options(factories.script_tensor, "tensor", layout=False), "Tensor": factories.legacy_tensor,
         "empty_strided": options(factories.empty_strided, "empty_strided"), "as_tensor": factories.as_tensor, "asarray": factories.asarray, "scalar_tensor": options(factories.scalar_tensor, "scalar_tensor"),
         "ones": options(factories.ones, "ones"), "zeros": options(factories.zeros, "zeros"),
         "full": options(factories.full, "full"), "empty": options(factories.empty, "empty"),
@@ -1297,6 +1298,7 @@ HEAPQ = _later_python("heapq", "pysorting", "heapq_members")
 BISECT = _later_python("bisect", "pysorting", "bisect_members")
 PPRINT = _later_python("pprint", "pytext", "pprint_members")
 TEXTWRAP = _later_python("textwrap", "pytext", "textwrap_members")
+TYPES = _later_python("types", "pytypes")                # SimpleNamespace
 
 
 def _make_copy() -> dict:
@@ -1329,7 +1331,7 @@ OPAQUE_CLASSES: dict = {}
 
 
 _PARTIAL_MODULES = ("typing", "dataclasses", "statistics", "warnings", "sys", "json", "heapq", "bisect", "pprint",
-                    "textwrap", "abc", "contextlib", "enum", "functools", "io", "inspect")
+                    "textwrap", "abc", "contextlib", "enum", "functools", "io", "inspect", "types")
 # Names of Python's modules that gradcli leaves out of the language, with the reason
 _NO_FILES = "gradcli's io has the in-memory streams (BytesIO, StringIO) only: scripts cannot read or write files"
 REFUSED_MEMBERS = {"contextlib": {"chdir": "scripts cannot reach files or directories"},
@@ -1419,7 +1421,7 @@ _TOP = {"torch": TORCH, "math": MATH, "random": RANDOM, "itertools": ITERTOOLS, 
         "dataclasses": DATACLASSES, "operator": OPERATOR, "statistics": STATISTICS, "warnings": WARNINGS,
         "sys": SYS, "json": JSON, "heapq": HEAPQ, "bisect": BISECT,
         "pprint": PPRINT, "textwrap": TEXTWRAP, "abc": ABC, "contextlib": CONTEXTLIB, "enum": ENUM, "io": IO,
-        "inspect": INSPECT}
+        "inspect": INSPECT, "types": TYPES}
 
 
 def modules() -> tuple:

@@ -16,6 +16,7 @@ and permutes with a fresh generator seeded with it (`randperm`), and, once exhau
 from __future__ import annotations
 
 import bisect
+import collections
 import copy
 import math
 
@@ -104,8 +105,33 @@ class Subset(Dataset):
 
 
 def get_worker_info():
-    """torch.utils.data.get_worker_info(): None, as in the main process (gradcli's DataLoader loads there)."""
-    return None
+    """torch.utils.data.get_worker_info(): the WorkerInfo of the DataLoader worker fetching now (gradcli's
+    emulated workers, _WorkerLoaderIter), else None, as in the main process."""
+    return _CURRENT_WORKER[0]
+
+
+# the WorkerInfo of the worker whose fetch runs now (set and restored around each fetch), or None
+_CURRENT_WORKER: list = [None]
+
+
+class WorkerInfo(ScriptObject, metaclass=ScriptType):
+    """What get_worker_info() gives inside a worker, as PyTorch's frozen dataclass: id, num_workers, seed,
+    dataset, rng (None) and worker_method."""
+
+    __module__ = "torch.utils.data._utils.worker"
+
+    def __init__(self, id, num_workers, seed, dataset):
+        for name, value in (("id", id), ("num_workers", num_workers), ("seed", seed), ("dataset", dataset),
+                            ("rng", None), ("worker_method", "multiprocessing")):
+            object.__setattr__(self, name, value)
+
+    def __setattr__(self, name, value):
+        import dataclasses
+        raise dataclasses.FrozenInstanceError(f"cannot assign to field {name!r}")
+
+    def __repr__(self):
+        return (f"WorkerInfo(id={self.id!r}, num_workers={self.num_workers!r}, seed={self.seed!r}, "
+                f"dataset={self.dataset!r}, rng=None, worker_method='multiprocessing')")
 
 
 class ConcatDataset(Dataset):
@@ -455,12 +481,10 @@ def _float64():
 _FIXED_AFTER_INIT = frozenset(("batch_size", "batch_sampler", "sampler", "drop_last", "dataset",
                                "persistent_workers"))
 _START_METHODS = ("fork", "spawn", "forkserver")
-_IN_PROCESS = ("gradcli's DataLoader loads in-process only: {} is outside gradcli's language (scripts cannot "
-               "start processes)")
 
 
 class DataLoader(ScriptObject, metaclass=ScriptType):
-    """torch.utils.data.DataLoader over a map-style dataset, loading in the script's own process."""
+    """torch.utils.data.DataLoader, loading in the script's own process (its workers emulated there)."""
 
     __module__ = "torch.utils.data.dataloader"
 
@@ -537,7 +561,10 @@ class DataLoader(ScriptObject, metaclass=ScriptType):
         if collate_fn is None:
             collate_fn = default_collate if batch_sampler is not None else default_convert
         self.collate_fn = collate_fn
+        self._workers = None           # persistent_workers: the emulated workers, kept from pass to pass
         self._initialized = True
+        if num_workers > 0:
+            _check_worker_number(num_workers, "init")
 
     def __setattr__(self, name, value):
         if name in _FIXED_AFTER_INIT and self.__dict__.get("_initialized"):
@@ -546,10 +573,17 @@ class DataLoader(ScriptObject, metaclass=ScriptType):
 
     def __iter__(self):
         if self.num_workers > 0:
-            raise NotImplementedError(_IN_PROCESS.format(f"num_workers={self.num_workers}"))
+            if self._iterable:          # (each worker would iterate a copy of its own: not emulated)
+                raise NotImplementedError("gradcli does not implement torch.utils.data.DataLoader workers "
+                                          "(num_workers > 0) over an IterableDataset")
+            _check_worker_number(self.num_workers, "iter")
+            if self.persistent_workers and self._workers is not None:    # PyTorch resets its iterator
+                return _WorkerLoaderIter(self, self._workers)
         if self.pin_memory and STATE.warn is not None:
             STATE.warn("UserWarning", "'pin_memory' argument is set as true but no accelerator is found, then "
                        "device pinned memory won't be used.")
+        if self.num_workers > 0:
+            return _WorkerLoaderIter(self, None)
         loader_iter = _LoaderIter(self)
         if self.timeout != 0:          # after the pass's seed is drawn, as in PyTorch
             raise AssertionError("_SingleProcessDataLoaderIter requires timeout == 0")
@@ -563,6 +597,23 @@ class DataLoader(ScriptObject, metaclass=ScriptType):
                 length = length // self.batch_size if self.drop_last else -(-length // self.batch_size)
             return length
         return len(self.batch_sampler if self.batch_sampler is not None else self.sampler)
+
+
+def _check_worker_number(num_workers: int, place: str) -> None:
+    """PyTorch's warning when a loader asks for more workers than the CPUs this process may run on (it checks
+    when the loader is made and when each pass starts: two lines of its code, each shown once)."""
+    import os
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    if cpus is not None and num_workers <= cpus:
+        return
+    suggested = ("DataLoader is not able to compute a suggested max number of worker in current system."
+                 if cpus is None else f"Our suggested max number of worker in current system is {cpus}"
+                 f"{'' if hasattr(os, 'sched_getaffinity') else ' (`cpuset` is not taken into account)'}, which "
+                 "is smaller than what this DataLoader is going to create.")
+    STATE.warn_python("UserWarning", f"This DataLoader will create {num_workers} worker processes in total. "
+                      f"{suggested} Please be aware that excessive worker creation might get DataLoader running "
+                      "slow or even freeze, lower the worker number to avoid potential slowness/freeze if "
+                      "necessary.", place)
 
 
 def _check_iterable_options(shuffle, sampler, batch_sampler):
@@ -596,12 +647,13 @@ class _LoaderIter:
     none of its attributes, only `next()` and `for`."""
 
     __slots__ = ("_batches", "_dataset", "_collate", "_auto", "_rows", "_stream", "_drop_last", "_loader",
-                 "_yielded")
+                 "_yielded", "_base_seed")
 
-    def __init__(self, loader: DataLoader):
+    def __init__(self, loader: DataLoader, draw_seed: bool = True):
         self._auto = loader.batch_sampler is not None
         self._batches = iter(loader.batch_sampler if self._auto else loader.sampler)
-        _int64_seed(loader.generator)      # PyTorch draws the pass's _base_seed before the first batch
+        if draw_seed:       # PyTorch draws the pass's _base_seed before the first batch
+            self._base_seed = _int64_seed(loader.generator)
         self._dataset = dataset = loader.dataset
         self._collate = loader.collate_fn
         # A TensorDataset's batch, stacked row by row in PyTorch, is one indexing op per tensor here: the
@@ -621,7 +673,10 @@ class _LoaderIter:
     def __next__(self):
         if self._stream is not None:
             return self._next_streamed()
-        index = next(self._batches)
+        return self._fetch(next(self._batches))
+
+    def _fetch(self, index):
+        """The batch of the sampler's `index`: its samples, collated."""
         if self._rows is not None and all(i.__class__ is int for i in index):     # (else row by row, as PyTorch)
             return [t[index] for t in self._rows]
         dataset = self._dataset
@@ -659,3 +714,92 @@ class _LoaderIter:
 
     def __repr__(self):
         return f"<torch.utils.data.dataloader._SingleProcessDataLoaderIter object at {address(self)}>"
+
+
+class _Worker:
+    """One emulated worker process: its WorkerInfo and its own random streams (torch's default generator and
+    Python's random, seeded base_seed + id as PyTorch seeds a worker)."""
+
+    __slots__ = ("info", "generator", "python")
+
+    def __init__(self, worker_id: int, loader: DataLoader, base_seed: int):
+        import random
+        seed = base_seed + worker_id
+        self.info = WorkerInfo(worker_id, loader.num_workers, seed, loader.dataset)
+        self.generator = rng.Generator(seed)
+        self.python = random.Random(seed)
+
+    def run(self, fn, *args):
+        """fn(*args) as this worker runs it: its streams in place of the main process's (which it leaves
+        as they were), one thread (PyTorch sets one in a worker), get_worker_info() giving its info."""
+        main, python = STATE.generator, STATE.python_random
+        threads = STATE.threads
+        _swap_streams(main, self.generator)
+        if python is not None:
+            kept = python.getstate()
+            python.setstate(self.python.getstate())
+        _CURRENT_WORKER[0], STATE.threads = self.info, 1
+        try:
+            return fn(*args)
+        finally:
+            _CURRENT_WORKER[0], STATE.threads = None, threads
+            _swap_streams(main, self.generator)
+            if python is not None:
+                self.python.setstate(python.getstate())
+                python.setstate(kept)
+
+
+def _swap_streams(a: rng.Generator, b: rng.Generator) -> None:
+    """Exchange the states of two generators (each object stays itself: the script's references hold)."""
+    for name in ("_seed", "_key", "_pos", "_cache"):
+        kept = getattr(a, name)
+        setattr(a, name, getattr(b, name))
+        setattr(b, name, kept)
+
+
+class _WorkerLoaderIter(_LoaderIter):
+    """A pass with num_workers > 0 (PyTorch's _MultiProcessingDataLoaderIter over a map-style dataset), its
+    workers emulated in the script's process, so what a script sees is what PyTorch's processes give: batch k
+    is fetched and collated by worker k % num_workers, under that worker's streams (_Worker.run), in order; the
+    sampler is read ahead as PyTorch prefetches (prefetch_factor batches per worker when the pass starts, one
+    more per batch given), so its random draws come when PyTorch's do. New workers (each pass, or the first
+    with persistent_workers) draw the pass's base seed and run worker_init_fn(id) each in turn. Unlike
+    PyTorch's forked workers, they share the dataset object with the main process."""
+
+    __slots__ = ("_workers", "_ahead", "_turn")
+
+    def __init__(self, loader: DataLoader, workers):
+        super().__init__(loader, draw_seed=workers is None)
+        if workers is None:
+            workers = [_Worker(w, loader, self._base_seed) for w in range(loader.num_workers)]
+            if loader.persistent_workers:
+                loader._workers = workers
+            if loader.worker_init_fn is not None:
+                for worker in workers:
+                    worker.run(loader.worker_init_fn, worker.info.id)
+        self._workers = workers
+        self._turn = 0
+        self._ahead = collections.deque()
+        self._read_ahead(loader.prefetch_factor * loader.num_workers)
+
+    def _read_ahead(self, n: int) -> None:
+        for _ in range(n):
+            if self._batches is None:
+                return
+            try:
+                self._ahead.append(next(self._batches))
+            except StopIteration:
+                self._batches = None
+
+    def __next__(self):
+        if not self._ahead:
+            raise StopIteration
+        index = self._ahead.popleft()
+        worker = self._workers[self._turn % len(self._workers)]
+        self._turn += 1
+        batch = worker.run(self._fetch, index)
+        self._read_ahead(1)
+        return batch
+
+    def __repr__(self):
+        return f"<torch.utils.data.dataloader._MultiProcessingDataLoaderIter object at {address(self)}>"

@@ -14,7 +14,7 @@ import numpy as np
 
 from gradcli.engine import autograd, dtypes, ops
 from gradcli.engine.ops import arith, reduce
-from gradcli.engine.ops.nn import _apply_reduction, _expect_attr, _implicit_dim, _reduction, _size_list
+from gradcli.engine.ops.nn import _apply_reduction, _expect_attr, _size_list, implicit_dim, legacy_reduction
 from gradcli.engine.recording import (autocast_policy, _CXX_NAMES, TYPE_WORDS, number_arg, number_operand, result_dtype, tensor_arg,
                                      type_word, wrap_dim)
 from gradcli.engine import signatures
@@ -23,16 +23,6 @@ from gradcli.engine.state import STATE
 from gradcli.engine.tensor import Tensor
 
 _EPSILON = 1e-12        # cosine_embedding_loss's guard on the squared magnitudes (ATen's EPSILON)
-
-
-def _legacy_reduction(size_average, reduce, reduction: str) -> str:
-    if size_average is not None or reduce is not None:
-        reduction = _reduction(size_average, reduce, reduction)
-        if STATE.warn is not None:
-            STATE.warn("UserWarning", f"size_average and reduce args will be deprecated, please use "
-                       f"reduction='{reduction}' instead.")
-        return reduction
-    return _reduction(None, None, reduction)
 
 
 def _zeros_like(t: Tensor) -> Tensor:
@@ -48,7 +38,7 @@ def softmin(input, dim=None, _stacklevel=3, dtype=None) -> Tensor:
     """F.softmin: softmax of the negated input (SoftmaxBackward0 over NegBackward0)."""
     _expect_attr(input, "softmax")
     if dim is None:
-        dim = _implicit_dim(input)
+        dim = implicit_dim(input, "softmin", _stacklevel)
     return ops.softmax(ops.neg(input), dim, dtype)
 
 
@@ -106,7 +96,7 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8) -> Tensor:
 @autocast_policy("fp32")
 def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, reduce=None,
                         reduction="mean") -> Tensor:
-    reduction = _legacy_reduction(size_average, reduce, reduction)
+    reduction = legacy_reduction(size_average, reduce, reduction)
     if input1.dim() != input2.dim() or input1.dim() != target.dim():
         raise RuntimeError(f"margin_ranking_loss : All input tensors should have same dimension but got sizes: "
                            f"input1: {input1.size()}, input2: {input2.size()}, target: {target.size()} ")
@@ -119,7 +109,7 @@ def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, red
 
 @autocast_policy("fp32")
 def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None, reduction="mean") -> Tensor:
-    reduction = _legacy_reduction(size_average, reduce, reduction)
+    reduction = legacy_reduction(size_average, reduce, reduction)
     zeros = _zeros_like(input)
     margin_clamp = _from_scalar(margin, input).clamp_min_(0)
     output_margin = ops.where(ops.compare(np.not_equal, target, 1), margin_clamp, zeros)
@@ -130,7 +120,7 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=No
 @autocast_policy("fp32")
 def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, reduce=None,
                           reduction="mean") -> Tensor:
-    reduction = _legacy_reduction(size_average, reduce, reduction)
+    reduction = legacy_reduction(size_average, reduce, reduction)
     dims = target.dim()
     if dims > 1:
         raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
@@ -153,7 +143,7 @@ def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, r
 def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None,
                                 reduction="mean") -> Tensor:
     if size_average is not None or reduce is not None:
-        reduction = _legacy_reduction(size_average, reduce, reduction)
+        reduction = legacy_reduction(size_average, reduce, reduction)
     loss = ops.neg(ops.add(ops.mul(target, ops.logsigmoid(input)),
                            ops.mul(ops.rsub(target, 1), ops.logsigmoid(ops.neg(input)))))
     if weight is not None:
@@ -173,7 +163,7 @@ def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, r
 def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8, reduce=None,
                      reduction="mean") -> Tensor:
     if size_average is not None or reduce is not None:
-        reduction = _legacy_reduction(size_average, reduce, reduction)
+        reduction = legacy_reduction(size_average, reduce, reduction)
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(reduction + " is not a valid value for reduction")
     # torch.poisson_nll_loss's parser, after F.poisson_nll_loss's own check of the reduction
@@ -328,7 +318,7 @@ def _triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap, reduc
 def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False, size_average=None,
                         reduce=None, reduction="mean") -> Tensor:
     """F.triplet_margin_loss: its reduction and margin checks, then torch.triplet_margin_loss."""
-    reduction = _legacy_reduction(size_average, reduce, reduction)
+    reduction = legacy_reduction(size_average, reduce, reduction)
     if margin <= 0:
         raise ValueError(f"margin must be greater than 0, got {margin}")
     return torch_triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap, _REDUCTION_ENUM[reduction])

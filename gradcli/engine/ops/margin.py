@@ -14,8 +14,7 @@ import numpy as np
 from gradcli.engine import elementary as cr
 from gradcli.engine.forward import no_tangent
 from gradcli.engine.ops import arith, elementwise
-from gradcli.engine.ops.composed import _legacy_reduction
-from gradcli.engine.ops.nn import _loss_norm, _reduce_array, _reduced, _size_list
+from gradcli.engine.ops.nn import _loss_norm, _reduce_array, _reduced, _size_list, legacy_reduction
 from gradcli.engine.recording import (autocast_policy, TYPE_WORDS, Op, apply, broadcast_error, not_differentiable, number_arg, result_dtype,
                                       tensor_arg, type_word)
 from gradcli.engine.tensor import Tensor
@@ -107,7 +106,7 @@ def _empty_reduced(fn: str, reduction: str):
 @autocast_policy("fp32")
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean") -> Tensor:
     """F.soft_margin_loss: log(1 + exp(-target * input)), then the reduction (SoftMarginLossBackward0)."""
-    reduction = _legacy_reduction(size_average, reduce, reduction)
+    reduction = legacy_reduction(size_average, reduce, reduction)
     tensor_arg(input, "soft_margin_loss", "input", 1)
     tensor_arg(target, "soft_margin_loss", "target", 2)
     not_differentiable(target, "soft_margin_loss", "target")
@@ -150,7 +149,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
                       reduction="mean") -> Tensor:
     """F.multi_margin_loss: per sample, the mean over the other classes of max(0, margin - x[y] + x[i]) (squared
     for p=2), times weight[y] (MultiMarginLossBackward0)."""
-    reduction = _legacy_reduction(size_average, reduce, reduction)
+    reduction = legacy_reduction(size_average, reduce, reduction)
     if p != 1 and p != 2:
         raise ValueError("only p == 1 and p == 2 supported")
     if weight is not None:
@@ -254,7 +253,7 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
     """F.multilabel_margin_loss: per sample, the sum over its target classes j (the target's leading entries
     before a -1) and non-target classes i of max(0, 1 - x[j] + x[i]), over the number of classes
     (MultilabelMarginLossBackward0, which saves the 0/1 `is_target` mask)."""
-    reduction = _legacy_reduction(size_average, reduce, reduction)
+    reduction = legacy_reduction(size_average, reduce, reduction)
     tensor_arg(input, "multilabel_margin_loss", "input", 1)
     tensor_arg(target, "multilabel_margin_loss", "target", 2)
     x, t = input._a, target._a

@@ -794,6 +794,16 @@ def _expect_attr(value, attr: str):
         raise AttributeError(f"'{type(value).__name__}' object has no attribute '{attr}'")
 
 
+def legacy_reduction(size_average, reduce, reduction: str) -> str:
+    """`_reduction`, with PyTorch's deprecation warning when the legacy size_average/reduce pair is given (a
+    script's call of a loss: its line)."""
+    reduction = _reduction(size_average, reduce, reduction)
+    if (size_average is not None or reduce is not None) and STATE.warn is not None:
+        STATE.warn("UserWarning", f"size_average and reduce args will be deprecated, please use "
+                   f"reduction='{reduction}' instead.")
+    return reduction
+
+
 def _reduction(size_average, reduce, reduction: str) -> str:
     """`reduction=`, or the legacy size_average/reduce pair when either is given."""
     if size_average is not None or reduce is not None:
@@ -871,15 +881,24 @@ def log_softmax(a: Tensor, dim=_NO_DIM, dtype=None) -> Tensor:
 def functional_softmax(input, dim=None, _stacklevel=3, dtype=None) -> Tensor:
     """F.softmax: without a dim, PyTorch's legacy implicit choice (dim 0 for 0-, 1- and 3-d inputs, else 1)."""
     _expect_attr(input, "softmax")
-    return _softmax(input, _implicit_dim(input) if dim is None else dim, dtype, False)
+    return _softmax(input, implicit_dim(input, "softmax", _stacklevel) if dim is None else dim, dtype, False)
 
 
 def functional_log_softmax(input, dim=None, _stacklevel=3, dtype=None) -> Tensor:
     _expect_attr(input, "log_softmax")
-    return _softmax(input, _implicit_dim(input) if dim is None else dim, dtype, True)
+    return _softmax(input, implicit_dim(input, "log_softmax", _stacklevel) if dim is None else dim, dtype, True)
 
 
-def _implicit_dim(a: Tensor) -> int:
+def implicit_dim(a: Tensor, name: str, stacklevel: int) -> int:
+    """The dim F.softmax, log_softmax and softmin take without one, with PyTorch's deprecation warning: at the
+    script's line that called the function (stacklevel 3), or, from nn.Softmax and its kin (5: a line of
+    PyTorch's module code), once per message."""
+    message = (f"Implicit dimension choice for {name} has been deprecated. Change the call to include dim=X as an "
+               "argument.")
+    if stacklevel == 3:
+        STATE.warn("UserWarning", message)
+    else:
+        STATE.warn_python("UserWarning", message)
     return 0 if a._a.ndim in (0, 1, 3) else 1
 
 
@@ -961,7 +980,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
     _expect_attr(input, "size")
     _warn_size_mismatch(input, target)
     if size_average is not None or reduce is not None:
-        reduction = _reduction(size_average, reduce, reduction)
+        reduction = legacy_reduction(size_average, reduce, reduction)
     a, b = _broadcast_pair(input, target)
     if weight is not None:
         return _weighted_loss(ops.power(ops.sub(a, b), 2), input, weight, reduction)
@@ -980,7 +999,7 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
     _expect_attr(input, "size")
     _warn_size_mismatch(input, target)
     if size_average is not None or reduce is not None:
-        reduction = _reduction(size_average, reduce, reduction)
+        reduction = legacy_reduction(size_average, reduce, reduction)
     a, b = _broadcast_pair(input, target)
     if weight is not None:
         return _weighted_loss(ops.abs(ops.sub(a, b)), input, weight, reduction)
@@ -1001,7 +1020,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
     _expect_attr(input, "size")
     _warn_size_mismatch(input, target)
     if size_average is not None or reduce is not None:
-        reduction = _reduction(size_average, reduce, reduction)
+        reduction = legacy_reduction(size_average, reduce, reduction)
     a, b = _broadcast_pair(input, target)
     if beta == 0.0:
         return _apply_reduction(ops.abs(ops.sub(a, b)), _reduction(None, None, reduction))
@@ -1062,7 +1081,7 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
     """F.kl_div as PyTorch composes it: exp(target) * (target - input) for log targets, else
     xlogy(target, target) - target * input; then the reduction ('batchmean': the sum over the batch size)."""
     if size_average is not None or reduce is not None:
-        enum = _reduction(size_average, reduce, reduction)
+        enum = legacy_reduction(size_average, reduce, reduction)
     else:
         if reduction == "mean" and STATE.warn is not None:
             STATE.warn("UserWarning", _KL_MEAN_WARNING)
@@ -1120,10 +1139,11 @@ def _expect_int(value, fn: str, arg: str, position: int) -> None:
 @autocast_policy("fp32")
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
              reduction="mean") -> Tensor:
+    reduction = legacy_reduction(size_average, reduce, reduction)     # (PyTorch's order: this first)
     _expect_tensor(input, "nll_loss_nd", "input", 1)
     _expect_tensor(target, "nll_loss_nd", "target", 2)
     _expect_int(ignore_index, "nll_loss_nd", "ignore_index", 5)
-    return _nll_loss_nd(input, target, weight, _reduction(size_average, reduce, reduction), ignore_index)
+    return _nll_loss_nd(input, target, weight, reduction, ignore_index)
 
 
 def _nll_loss_nd(a: Tensor, target: Tensor, weight, reduction: str, ignore_index: int) -> Tensor:
@@ -1379,10 +1399,10 @@ def _accumulate(values, dt):
 @autocast_policy("fp32")
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
                   reduction="mean", label_smoothing=0.0) -> Tensor:
+    reduction = legacy_reduction(size_average, reduce, reduction)     # (PyTorch's order: this first)
     _expect_tensor(input, "cross_entropy_loss", "input", 1)
     _expect_tensor(target, "cross_entropy_loss", "target", 2)
     _expect_int(ignore_index, "cross_entropy_loss", "ignore_index", 5)
-    reduction = _reduction(size_average, reduce, reduction)
     x, t = input._a, target._a
     class_dim = 0 if x.ndim == 1 else 1
     if label_smoothing > 1.0:
@@ -1453,9 +1473,9 @@ def _cross_entropy_smoothed(a, target, weight, reduction, ignore_index, label_sm
 
 @autocast_policy("fp32")
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean") -> Tensor:
+    reduction = legacy_reduction(size_average, reduce, reduction)     # (PyTorch's order: this first)
     _expect_attr(target, "size")
     _expect_attr(input, "size")
-    reduction = _reduction(size_average, reduce, reduction)
     if target.shape != input.shape:
         raise ValueError(f"Using a target size ({target.shape}) that is different to the input size "
                          f"({input.shape}) is deprecated. Please ensure they have the same size.")
@@ -1497,9 +1517,9 @@ def torch_binary_cross_entropy_with_logits(*args, **kwargs) -> Tensor:
 @autocast_policy("fp32")
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
                                      reduction="mean", pos_weight=None) -> Tensor:
+    reduction = legacy_reduction(size_average, reduce, reduction)     # (PyTorch's order: this first)
     _expect_attr(target, "size")
     _expect_attr(input, "size")
-    reduction = _reduction(size_average, reduce, reduction)
     if target.shape != input.shape:
         raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
     not_differentiable(weight, "binary_cross_entropy_with_logits", "weight")     # before the kernel's checks

@@ -1097,6 +1097,15 @@ def var(a: Tensor, *args, **kwargs) -> Tensor:
     return _std_var(a, dim, correction, keepdim, False)
 
 
+def _warn_dof(name: str, n: int, correction) -> None:
+    """PyTorch's warning (TORCH_WARN: once per script line) when the correction leaves no degrees of freedom
+    (the result is nan or inf): the std of one element, as a tutorial's statistics of a batch of one meet it."""
+    if n - correction <= 0:
+        STATE.warn("UserWarning", f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than "
+                   "the reduction factor (input numel divided by output numel). (Triggered internally at "
+                   "/__w/pytorch/pytorch/aten/src/ATen/native/ReduceOps.cpp:1861.)")
+
+
 def _std_var(a: Tensor, dim, saved_correction, keepdim: bool, take_sqrt: bool) -> Tensor:
     x = a._a
     correction = _correction(saved_correction)
@@ -1105,6 +1114,7 @@ def _std_var(a: Tensor, dim, saved_correction, keepdim: bool, take_sqrt: bool) -
     dims = None if dim is None else reduction_dims(dim, x.ndim)
     axis = tuple(range(x.ndim)) if not dims else dims
     n = math.prod(x.shape[d] for d in axis)
+    _warn_dof("std" if take_sqrt else "var", n, correction)
     with np.errstate(divide="ignore", invalid="ignore"):
         if not x.size:
             m2 = np.sum(x.astype(np.float64), axis=axis, keepdims=keepdim) * np.nan
@@ -1345,6 +1355,7 @@ def _var_mean(name: str, take_sqrt: bool):
         dims = None if dim is None else reduction_dims(dim, x.ndim)
         axis = tuple(range(x.ndim)) if not dims else dims
         n = math.prod(x.shape[d] for d in axis)
+        _warn_dof(name, n, correction)
         with np.errstate(divide="ignore", invalid="ignore"):
             if x.size == 0 or n == 0:
                 shape = np.sum(x, axis=axis, keepdims=keepdim).shape

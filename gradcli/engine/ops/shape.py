@@ -744,9 +744,22 @@ def permute(a: Tensor, *dims) -> Tensor:
     return _view_of(a, np.transpose(x, perm) if perm else x.view(), PERMUTE, (given_dims(tuple(inverse), {"dims": dims}),))
 
 
+_T_WARNINGS = {0: "Tensor.T is deprecated on 0-D tensors. This function is the identity in these cases. (Triggered "
+                  "internally at /__w/pytorch/pytorch/aten/src/ATen/native/TensorShape.cpp:4321.)",
+               1: "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is deprecated and it "
+                  "will throw an error in a future release. Consider `x.mT` to transpose batches of matrices or "
+                  "`x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the dimensions of a tensor. (Triggered "
+                  "internally at /__w/pytorch/pytorch/aten/src/ATen/native/TensorShape.cpp:4314.)"}
+
+
 def numpy_T(a: Tensor) -> Tensor:
-    """`.T`: all dims reversed (PermuteBackward0)."""
-    return permute(a, tuple(range(a._a.ndim - 1, -1, -1)))
+    """`.T`: all dims reversed (PermuteBackward0); on other than a matrix, PyTorch's deprecation warning (once per
+    process: one for 0-d tensors, one for the rest)."""
+    n = a._a.ndim
+    if n != 2:
+        kind = 0 if n == 0 else 1
+        STATE.warn_once(f"x.T {kind}", "UserWarning", _T_WARNINGS[kind])
+    return permute(a, tuple(range(n - 1, -1, -1)))
 
 
 def matrix_T(a: Tensor, name: str = "mT") -> Tensor:

@@ -197,7 +197,7 @@ class Softmax(Module):
         self.dim = dim
 
     def forward(self, input):
-        return ops.functional_softmax(input, self.dim)
+        return ops.functional_softmax(input, self.dim, _stacklevel=5)
 
     def extra_repr(self):
         return f"dim={self.dim}"
@@ -211,7 +211,7 @@ class LogSoftmax(Module):
         self.dim = dim
 
     def forward(self, input):
-        return ops.functional_log_softmax(input, self.dim)
+        return ops.functional_log_softmax(input, self.dim, _stacklevel=5)
 
     def extra_repr(self):
         return f"dim={self.dim}"
@@ -290,7 +290,7 @@ class Softmin(Module):
         self.dim = dim
 
     def forward(self, input):
-        return composed.softmin(input, self.dim)
+        return composed.softmin(input, self.dim, _stacklevel=5)
 
     def extra_repr(self):
         return f"dim={self.dim}"
