@@ -230,7 +230,7 @@ def test_completion_runs_no_script_code():
      "3:16: AttributeError: 'super' object attribute '__getattribute__' is outside gradcli's language"),
     ("class A:\n    pass\nsetattr(A, '__getattribute__', print)", "3:1: AttributeError: type object 'A' attribute "
                                                                  "'__getattribute__' is outside gradcli's language"),
-    ("class A:\n    pass\nsetattr(A(), '__dict__', {})", "3:1: AttributeError: 'A' object attribute '__dict__' is "
+    ("class A(list):\n    pass\nsetattr(A(), '__dict__', {})", "3:1: AttributeError: 'A' object attribute '__dict__' is "
                                                        "outside gradcli's language"),
     ("class A:\n    pass\ngetattr(A.__base__, '__subclasses__')", "3:1: AttributeError: 'type' object attribute "
                                                                   "'__subclasses__' is outside gradcli's language"),

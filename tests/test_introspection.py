@@ -80,6 +80,17 @@ SNIPPETS = [
     "class E(ValueError, A):\n    pass\nprint(D.__mro__, D.__bases__, D.__base__, A.__bases__, A.__mro__, E.__mro__, "
     "E.__base__)\nprint(A.__subclasses__(), B.__subclasses__(), D.__subclasses__(), [k.__name__ for k in "
     "type(D()).__mro__])\nprint(A.__subclasses__)",
+    # an object's dict replaced: the attribute-dict idiom, a shared state (Borg), object.__setattr__, the errors
+    "import copy\ndef t(f):\n    try:\n        print(f())\n    except Exception as e:\n        print(type(e).__name__, e)\n"
+    "class AttrDict(dict):\n    def __init__(self, *args, **kwargs):\n        super().__init__(*args, **kwargs)\n"
+    "        self.__dict__ = self\ncfg = AttrDict(lr=0.1, model=AttrDict(width=8))\n"
+    "print(cfg.model.width, vars(cfg) is cfg, cfg.__dict__ is cfg)\ncfg.model.depth = 2\ndel cfg.lr\n"
+    "print(cfg, copy.copy(cfg), copy.deepcopy(cfg), vars(copy.copy(cfg)))\nt(lambda: copy.deepcopy(cfg).model)\nclass Borg:\n    _shared = {}\n"
+    "    def __init__(self):\n        self.__dict__ = self._shared\na, b = Borg(), Borg()\na.x = 1\n"
+    "print(b.x, vars(a) is vars(b), vars(a) is Borg._shared)\nclass Obj:\n    def __init__(self, **kw):\n"
+    "        object.__setattr__(self, '__dict__', kw)\no = Obj(p=3)\nprint(o.p, vars(o))\n"
+    "t(lambda: setattr(o, '__dict__', [1]))\nclass Slotted:\n    __slots__ = ('a',)\n"
+    "t(lambda: setattr(Slotted(), '__dict__', {}))",
     "for f in (lambda: 1 / 0, lambda: {}['k']):\n    try:\n        f()\n    except Exception as e:\n"
     "        print(e.__suppress_context__, e.__cause__)\ntry:\n    raise KeyError('k') from None\n"
     "except KeyError as e:\n    print(e.__suppress_context__, e.__cause__)\ntry:\n    try:\n        1 / 0\n"

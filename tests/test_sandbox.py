@@ -677,6 +677,17 @@ ESCAPES = [
     # a tensor's own attributes (x.g = ...) live beside gradcli's slots, never in them, and take no dunder name
     (T + "x = torch.ones(2)\nx.__class__ = int", 1, "3:1: " + _OUTSIDE.format("'Tensor' object", "__class__")),
     (T + "setattr(torch.ones(2), '__dict__', {})", 1, "2:1: " + _OUTSIDE.format("'Tensor' object", "__dict__")),
+    # an object's dict replaced: never a sequence's (numpy reads __array_interface__ from its own dict), never a
+    # library object's, and no special name among the keys it starts with
+    ("class L(list):\n    def __init__(self):\n        self.__dict__ = {}\nL()", 1,
+     "3:9: " + _OUTSIDE.format("'L' object", "__dict__")),
+    ("class L(list):\n    pass\nobject.__setattr__(L(), '__dict__', {})", 1, "3:1: " + _OUTSIDE.format("'L' object", "__dict__")),
+    (T + "class M(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.__dict__ = {}\nM()", 1,
+     "5:9: " + _OUTSIDE.format("'M' object", "__dict__")),
+    ("class A:\n    pass\nA().__dict__ = {'__array_interface__': {}}", 1,
+     "3:1: AttributeError: setting '__array_interface__' through an object's __dict__ is outside gradcli's language"),
+    (T + "class A:\n    pass\na = A()\na.__dict__ = {}\nvars(a)['__array_interface__'] = {}\ntorch.tensor(a)", 1,
+     "7:1: RuntimeError: Could not infer dtype of A"),
     (T + "x = torch.ones(2)\nx.__array_interface__ = 1", 1,
      "3:1: " + _OUTSIDE.format("'Tensor' object", "__array_interface__")),
     (T + "x = torch.ones(2)\nx.sum = print", 1, "3:1: AttributeError: cannot set attribute 'sum' on a Tensor: in "

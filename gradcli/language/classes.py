@@ -438,6 +438,12 @@ class GuardedSetter:
 
     def __call__(self, *args, **kwargs):
         name = args[0] if self.bound else (args[1] if len(args) > 1 else None)
+        if name == "__dict__" and self.function.__class__ not in FUNCTION_TYPES and \
+                getattr(self.function, "__name__", None) == "__setattr__" and not kwargs and \
+                len(args) == (2 if self.bound else 3):      # object.__setattr__(self, '__dict__', d)
+            target = self.function.__self__ if self.bound else args[0]
+            if type(type(target)) is ScriptType:
+                return set_instance_dict(target, args[-1])
         if name.__class__ is str and is_dunder(name):
             kind = self.kind if self.bound or not args else f"'{type(args[0]).__name__}' object"
             raise AttributeError(f"{kind} attribute '{name}' is outside gradcli's language")
@@ -647,6 +653,9 @@ class GuardedNew:
 
 def set_attr(obj, name: str, value) -> None:
     """`obj.name = value` for a script class or one of its instances."""
+    if name == "__dict__" and type(obj) is not ScriptType:
+        set_instance_dict(obj, value)
+        return
     if name[:2] == "__" and is_dunder(name) and (type(obj) is not ScriptType or name not in SPECIAL_METHODS):
         kind = f"type object '{obj.__name__}'" if type(obj) is ScriptType else f"'{type(obj).__name__}' object"
         raise AttributeError(f"{kind} attribute '{name}' is outside gradcli's language")
@@ -809,6 +818,49 @@ def class_dict(cls):
     return MappingProxyType(cls.__dict__)
 
 
+def set_instance_dict(obj, value) -> None:
+    """`obj.__dict__ = d` for an instance of a script class, the dict itself as in CPython: the attribute-dict idiom
+    (`self.__dict__ = self` in a class deriving from dict), a shared state (`self.__dict__ = self._shared`, Borg),
+    another object's. Its keys are checked now as setattr checks a name; later writes into a dict the script holds
+    are not, which is safe only because the object is no list or tuple (numpy looks for `__array_interface__` in
+    a sequence's own dict): those, and a library class's object (whose dict holds gradcli's tables), are refused."""
+    cls = type(obj)
+    if isinstance(obj, (list, tuple, set, frozenset)) or any(isinstance(obj, r) for r in DICT_LIBRARY_ROOTS) or \
+            not all(_plain_base(klass) or klass in DICT_LIBRARY_CLASSES for klass in cls.__mro__):
+        raise AttributeError(f"'{cls.__name__}' object attribute '__dict__' is outside gradcli's language")
+    if not isinstance(value, dict):
+        raise TypeError(f"__dict__ must be set to a dictionary, not a '{_type_name(value)}'")
+    for key in value:
+        if key.__class__ is not str:
+            raise TypeError(f"an attribute name must be a str, not '{type(key).__name__}': a "
+                            f"'{type(key).__name__}' key in an object's __dict__ is outside gradcli's language")
+        if is_dunder(key):
+            raise AttributeError(f"setting '{key}' through an object's __dict__ is outside gradcli's language")
+    object.__setattr__(obj, "__dict__", value)
+    if value.__class__ is dict:         # (the dict itself: vars(obj) gives it back, not a guarded copy)
+        key = id(obj)
+        _GIVEN_DICTS[key] = weakref.ref(obj, lambda _, key=key: _GIVEN_DICTS.pop(key, None))
+
+
+# the objects whose __dict__ the script set to a plain dict (a shared state), by id (an object may be unhashable):
+# theirs is that dict, unguarded (none of them is a list or tuple numpy could read)
+_GIVEN_DICTS: dict = {}
+
+
+def _given_dict(obj) -> bool:
+    ref = _GIVEN_DICTS.get(id(obj))
+    return ref is not None and ref() is obj
+
+
+def _type_name(value) -> str:
+    return TYPE_NAME[0](value)
+
+
+# the name type() prints for a script's value (gradcli.language.stdlib.type_name, which sets it: it imports this
+# module)
+TYPE_NAME: list = [lambda value: type(value).__name__]
+
+
 def instance_dict(obj):
     """`obj.__dict__` and `vars(obj)` for an instance of a script class or a torch.nn module: its live dict (an
     AttributeDict)."""
@@ -822,7 +874,7 @@ def instance_dict(obj):
     except AttributeError:      # (a class whose classes all have __slots__; vars() words it as CPython does)
         raise AttributeError(f"'{cls.__name__}' object has no attribute '__dict__'", name="__dict__",
                              obj=obj) from None
-    if d.__class__ is not AttributeDict:
+    if d.__class__ is dict and not _given_dict(obj):     # (Python's own; a dict the script gave stays as it is)
         held = AttributeDict(d)
         if keeps:
             held.keeps = keeps

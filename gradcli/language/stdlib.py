@@ -1726,6 +1726,7 @@ def _sparse_tensor(obj) -> bool:
 
 
 isinstance_of = _isinstance
+classes.TYPE_NAME[0] = lambda value: type_name(value)
 
 
 def _issubclass(cls, classinfo) -> bool:
