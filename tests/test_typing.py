@@ -430,3 +430,20 @@ def test_the_newer_forms_reach_no_more(expression):
               "class P(Protocol):\n    def f(self): ...\nclass TD(TypedDict):\n    a: int\nU = NewType('U', int)\n"
               f"x = {expression}\n")
     assert located_error(source).endswith("is outside gradcli's language")
+
+
+def test_get_origin_and_get_args_as_cpythons():
+    source = ("import collections.abc\nfrom typing import List, Dict, Tuple, Callable, Optional, Union, Literal, ClassVar, "
+              "Final, TypeVar, Generic, Annotated, Iterable, Any, Required, Protocol, Type, Sequence, NewType, get_origin, "
+              "get_args, Deque\nT = TypeVar('T')\nclass Box(Generic[T]):\n    pass\nU = NewType('U', int)\n"
+              "for tp in [List[int], List, Dict[str, int], Tuple[()], Tuple[int, ...], Callable[[int], str], "
+              "Callable[..., str], Callable[[], None], Optional[int], Union[int, str], Literal['a', 1], ClassVar[int], "
+              "Final[int], list[int], Box[int], Box, Generic, Generic[T], int | None, Annotated[int, 'm'], Annotated, "
+              "Iterable[int], Any, int, T, None, Required[int], Protocol, Protocol[T], Type[int], Sequence[int], "
+              "tuple[()], U, Deque[int], dict[str, list[int]]]:\n    print(repr(tp), '|', get_origin(tp), '|', "
+              "get_args(tp))\nprint(get_origin(List[int]) is list, get_origin(Optional[int]) is Union, "
+              "get_origin(Dict[str, int]) is dict, get_origin(Type[int]) is type, get_origin(Iterable[int]) is "
+              "collections.abc.Iterable, get_origin(Literal[1]) is Literal, get_origin(Box[int]) is Box)\n"
+              "def f(x: Optional[List[int]] = None) -> Dict[str, int]:\n    return {}\n"
+              "for name, ann in f.__annotations__.items():\n    print(name, get_origin(ann), get_args(ann))\n")
+    assert gradcli_output(source) == cpython_output(source)

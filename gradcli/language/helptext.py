@@ -1535,6 +1535,10 @@ _PYTHON_NAMES = {
     ("typing", "runtime_checkable"): ("runtime_checkable(cls)", "A decorator letting isinstance() and issubclass() "
                                       "test a typing.Protocol class: a value matches when it has every method and "
                                       "attribute the protocol names."),
+    ("typing", "get_origin"): ("get_origin(tp)", "What a typing form stands for (list for List[int], Union for "
+                               "Optional[int], the class for Box[int]), or None."),
+    ("typing", "get_args"): ("get_args(tp)", "A typing form's arguments (Callable's parameters as a list, then its "
+                             "result), or ()."),
     ("typing", "final"): ("final(f)", "A decorator marking a method or class final for type checkers; returns it "
                           "unchanged."),
     ("typing", "assert_never"): ("assert_never(arg, /)", "Raises AssertionError: marks code a type checker proves "

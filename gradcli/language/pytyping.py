@@ -1045,11 +1045,63 @@ def assert_never(arg, /):
     raise AssertionError(f"Expected code to be unreachable, but got: {repr(arg)[:100]}")
 
 
+# typing's special forms, one object each (get_origin gives them back: `get_origin(Optional[int]) is Union`)
+_FORMS = {name: SpecialForm(name) for name in ("Any", "Optional", "Union", "ClassVar", "Final", "Literal", "NoReturn",
+                                                "Required", "NotRequired", "Self", "Never", "LiteralString", "TypeAlias")}
+
+
+def get_origin(tp):
+    """typing.get_origin: what a subscripted form stands for (list for List[int], Union for Optional[int], the class
+    for Box[int], Annotated for Annotated[...]), None for anything else."""
+    cls = tp.__class__
+    if cls is AnnotatedForm:
+        return ANNOTATED
+    if cls is GenericAlias:
+        return tp.alias if tp.alias.__class__ is SpecialForm else _alias_origin(tp.alias)
+    if cls is SpecialAlias:
+        return _alias_origin(tp)
+    if cls is BuiltinAlias or cls is UserAlias:
+        return tp.origin
+    if cls is UnionType or cls is _types.UnionType:
+        return stdlib.script_type(tp)       # types.UnionType
+    if cls is UnionForm:
+        return _FORMS["Union"]
+    if cls is LiteralForm:
+        return _FORMS["Literal"]
+    if cls is GenericOf or tp is GENERIC:
+        return GENERIC
+    if cls is ProtocolOf:
+        return PROTOCOL
+    return None
+
+
+def _alias_origin(alias: SpecialAlias):
+    """The class a typing alias stands for, as the script holds it (its `list`, collections.abc's Iterable)."""
+    module, _, name = alias.real.rpartition(".")
+    return stdlib.held_class(getattr(importlib.import_module(module), name))
+
+
+def get_args(tp) -> tuple:
+    """typing.get_args: a form's arguments (Callable's parameters as a list, then its result; Annotated's type,
+    then its values), () for anything else."""
+    cls = tp.__class__
+    if cls is AnnotatedForm:
+        return (tp.origin,) + tp.metadata
+    if cls is GenericAlias and tp.alias.__class__ is SpecialAlias and tp.alias.name == "Callable":
+        params, result = tp.args
+        return (params if params is Ellipsis else list(params), result)
+    if cls in (GenericAlias, BuiltinAlias, UserAlias, LiteralForm, GenericOf, ProtocolOf) or isinstance(tp, UnionForm):
+        return tp.args
+    if cls is _types.UnionType:
+        return tp.__args__
+    return ()
+
+
 def members() -> dict:
     """The typing module's names scripts use in annotations."""
     return {
-        "Any": SpecialForm("Any"), "Optional": SpecialForm("Optional"), "Union": SpecialForm("Union"),
-        "ClassVar": SpecialForm("ClassVar"), "Final": SpecialForm("Final"), "Literal": SpecialForm("Literal"),
+        "Any": _FORMS["Any"], "Optional": _FORMS["Optional"], "Union": _FORMS["Union"],
+        "ClassVar": _FORMS["ClassVar"], "Final": _FORMS["Final"], "Literal": _FORMS["Literal"],
         "List": SpecialAlias("List", "list", 1), "Dict": SpecialAlias("Dict", "dict", 2),
         "Set": SpecialAlias("Set", "set", 1), "FrozenSet": SpecialAlias("FrozenSet", "frozenset", 1),
         "Tuple": SpecialAlias("Tuple", "tuple", -1), "Type": SpecialAlias("Type", "type", 1),
@@ -1075,17 +1127,17 @@ def members() -> dict:
         "DefaultDict": SpecialAlias("DefaultDict", "collections.defaultdict", 2),
         "OrderedDict": SpecialAlias("OrderedDict", "collections.OrderedDict", 2),
         "Counter": SpecialAlias("Counter", "collections.Counter", 1),
-        "NoReturn": SpecialForm("NoReturn"), "Text": str,
+        "NoReturn": _FORMS["NoReturn"], "Text": str,
         "TYPE_CHECKING": False,
         "cast": _typing.cast,           # returns its second argument
         "overload": _typing.overload,   # returns a function that refuses to be called, in typing's words
         "NamedTuple": NAMED_TUPLE,
         "TypeVar": type_var, "Generic": GENERIC,
         "Protocol": PROTOCOL, "runtime_checkable": runtime_checkable, "TypedDict": TYPED_DICT,
-        "Required": SpecialForm("Required"), "NotRequired": SpecialForm("NotRequired"),
+        "Required": _FORMS["Required"], "NotRequired": _FORMS["NotRequired"],
         "NewType": NewTypeForm, "Annotated": ANNOTATED, "final": final, "assert_never": assert_never,
-        "Self": SpecialForm("Self"), "Never": SpecialForm("Never"), "LiteralString": SpecialForm("LiteralString"),
-        "TypeAlias": SpecialForm("TypeAlias"),
+        "Self": _FORMS["Self"], "Never": _FORMS["Never"], "LiteralString": _FORMS["LiteralString"],
+        "TypeAlias": _FORMS["TypeAlias"], "get_origin": get_origin, "get_args": get_args,
     }
 
 

@@ -2050,6 +2050,13 @@ _HELD_CLASSES.update((_BOUNDED_BUILTINS[name].original, _BOUNDED_BUILTINS[name])
 _HELD_CLASSES.update((value.original, value) for value in COLLECTIONS.members.values()
                      if value.__class__ is bounds.Bounded)
 _HELD_CLASSES[classes.AttributeDict] = _BOUNDED_BUILTINS["dict"]     # an instance's __dict__ a script held
+
+
+def held_class(cls):
+    """A Python class as a script names it (list, dict, type as its builtins hold them; collections' classes)."""
+    if cls is type:
+        return _TYPE
+    return _HELD_CLASSES.get(cls, cls)
 _TYPE_NAMES[classes.AttributeDict] = "dict"
 
 
