@@ -90,7 +90,8 @@ SNIPPETS = [
     "print(b.x, vars(a) is vars(b), vars(a) is Borg._shared)\nclass Obj:\n    def __init__(self, **kw):\n"
     "        object.__setattr__(self, '__dict__', kw)\no = Obj(p=3)\nprint(o.p, vars(o))\n"
     "t(lambda: setattr(o, '__dict__', [1]))\nclass Slotted:\n    __slots__ = ('a',)\n"
-    "t(lambda: setattr(Slotted(), '__dict__', {}))",
+    "t(lambda: setattr(Slotted(), '__dict__', {}))\nclass S2:\n    __slots__ = ('__dict__',)\ns2 = S2()\nd = {'x': 1}\n"
+    "s2.__dict__ = d\nd['y'] = 2\nprint(s2.x, s2.y, vars(s2) is d)",
     "for f in (lambda: 1 / 0, lambda: {}['k']):\n    try:\n        f()\n    except Exception as e:\n"
     "        print(e.__suppress_context__, e.__cause__)\ntry:\n    raise KeyError('k') from None\n"
     "except KeyError as e:\n    print(e.__suppress_context__, e.__cause__)\ntry:\n    try:\n        1 / 0\n"

@@ -839,7 +839,10 @@ def set_instance_dict(obj, value) -> None:
     object.__setattr__(obj, "__dict__", value)
     if value.__class__ is dict:         # (the dict itself: vars(obj) gives it back, not a guarded copy)
         key = id(obj)
-        _GIVEN_DICTS[key] = weakref.ref(obj, lambda _, key=key: _GIVEN_DICTS.pop(key, None))
+        try:
+            _GIVEN_DICTS[key] = weakref.ref(obj, lambda _, key=key: _GIVEN_DICTS.pop(key, None))
+        except TypeError:       # (slots without __weakref__: held for the run, so its id is never another's)
+            _GIVEN_DICTS[key] = lambda obj=obj: obj
 
 
 # the objects whose __dict__ the script set to a plain dict (a shared state), by id (an object may be unhashable):
