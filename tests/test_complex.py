@@ -9,7 +9,7 @@ import io
 import numpy as np
 import pytest
 
-from conftest import run_script
+from conftest import gradcli_output, run_script
 from gradcli.engine.state import STATE
 
 # pure-Python snippets: gradcli must print what CPython prints
@@ -133,3 +133,18 @@ def test_complex_arrays_stay_inside_the_engine():
                         "type(z.real), z.real.dtype, z.imag.dtype)\n")
     assert result.out == "<class 'complex'> <class 'complex'> <class 'torch.Tensor'> torch.float32 torch.float32\n"
     assert np.__name__ not in result.out
+
+
+def test_a_float_row_given_complex_values_refuses_without_numpys_warning():
+    """gradcheck's forward-mode and fast paths call the rows themselves: a complex input is refused before numpy
+    could cast it to floats (its ComplexWarning named gradcli's own file on stderr)."""
+    import warnings
+    import numpy as np
+    source = ("import torch\nz = torch.randn(3, dtype=torch.cdouble, requires_grad=True)\n"
+              "for f in (lambda: torch.autograd.gradcheck(torch.exp, (z,), check_forward_ad=True),\n"
+              "          lambda: torch.autograd.gradcheck(torch.sin, (z,), fast_mode=True)):\n"
+              "    try:\n        f()\n    except NotImplementedError as e:\n        print(e)\n")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", np.exceptions.ComplexWarning)
+        assert gradcli_output(source) == ("gradcli does not implement complex tensors in torch.exp\n"
+                                          "gradcli does not implement complex tensors in torch.sin\n")

@@ -432,6 +432,10 @@ def unary(op: Op, name: str):
     if op.floats:
         def function(a: Tensor) -> Tensor:
             x = a._a
+            if x.dtype.kind == "c":     # (complex values are never cast to floats: the row takes them or refuses)
+                from gradcli.engine.ops import complexops
+                complexops.check(op, x, (a,))
+                return apply(op, forward(x), (a,))
             if x.__class__ is not _ndarray and is_meta(x):
                 return apply(op, _on_meta(forward, x if x.dtype.kind in "fV" else x.astype(dtypes.default_float.np)),
                              (a,))
