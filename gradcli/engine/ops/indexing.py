@@ -105,7 +105,7 @@ def _key_tuple(key) -> tuple:
             if k is None or k is Ellipsis or k.__class__ in _SEQUENCES or k.__class__ is slice or k.__class__ is Tensor:
                 return tuple(key)
     elif key.__class__ is not list and isinstance(key, (list, tuple)):     # a subclass (a namedtuple, torch.Size):
-        return _key_tuple(list(key) if isinstance(key, list) else tuple(key))       # as its base, as in PyTorch
+        return _key_tuple(_as_base(key))        # as its base, as in PyTorch
     return (key,)
 
 
@@ -131,8 +131,14 @@ def _index_array(k):
     if k.__class__ is np.ndarray:
         return k
     if isinstance(k, (list, tuple)):        # a list or tuple subclass inside a key: as its base
-        return _index_array(list(k) if isinstance(k, list) else tuple(k))
+        return _index_array(_as_base(k))
     return None
+
+
+def _as_base(seq):
+    """A list or tuple subclass's items as its base holds them, read as PyTorch reads them (C-level, running none
+    of a script's __iter__ or __getitem__)."""
+    return list.copy(seq) if isinstance(seq, list) else tuple.__getitem__(seq, slice(None))
 
 
 _NUMBERS_ONLY = object()

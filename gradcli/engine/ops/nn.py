@@ -12,7 +12,7 @@ import math
 import numpy as np
 
 from gradcli.engine.layout import contiguous
-from gradcli.engine import budget, elementary, ops, rng, vecorder
+from gradcli.engine import budget, dtypes, elementary, ops, rng, vecorder
 from gradcli.engine.signatures import type_name
 from gradcli.engine.cascade import stride_sort, sum_array
 from gradcli.engine.fma import by_rows, fma
@@ -167,8 +167,41 @@ def _huber_value(F, g, self, target, reduction, n, delta):
     return F.where(F.const(sides == 0), norm * x * g, F.const(sides) * (norm * g) * delta)
 
 
+def _same_dtype(self, *others) -> None:
+    """A TensorIterator with one dtype for all (huber_loss_backward's, whose output is made like `self`): PyTorch's
+    error for the first operand of another dtype."""
+    expected = _array_of(self)
+    for other in others:
+        a = _array_of(other)
+        if a.dtype != expected.dtype:
+            raise RuntimeError(f"Found dtype {type_word(a)} but expected {type_word(expected)}")
+
+
+def _castable(like, *operands) -> None:
+    """A backward kernel writes into a tensor made like `like` (its first operand), as the jvps of mse_loss and
+    smooth_l1_loss compose two of them: PyTorch's error, before anything is computed, when the kernel's result
+    cannot be cast to that dtype (a float into an integer or bool target's)."""
+    want = _array_of(like).dtype
+    have = dtypes.of_array(_array_of(like))
+    for o in operands:          # (PyTorch's promotion of the tensors: int64 with float32 is float32)
+        have = dtypes.promote_types(have, dtypes.of_array(_array_of(o)))
+    have = have.np
+    if not np.can_cast(have, want, "same_kind"):
+        raise RuntimeError(f"result type {type_word(np.empty(0, have))} can't be cast to the desired output type "
+                           f"{type_word(_array_of(like))}")
+
+
+def _into(value, like):
+    """The kernel's result rounded to `like`'s dtype (checked castable by _castable)."""
+    want = _array_of(like).dtype
+    if _array_of(value).dtype == want:
+        return value
+    return value.to(dtypes.of_array(_array_of(like))) if value.__class__ is Tensor else value.astype(want)
+
+
 def _huber_grad(F, g, self, target, reduction, n, delta):
     """huber_loss_backward; under create_graph one recorded op (HuberLossBackwardBackward0)."""
+    _same_dtype(self, target, g)
     if not F.tensors:
         return _huber_value(F, g, self, target, reduction, n, delta)
     return _recorded(HUBER_BACKWARD, _huber_value, g, self, target, reduction, n, delta)
@@ -522,23 +555,30 @@ def _reduced(value: Tensor, reduction: str, result: Tensor, n: int, copied: bool
 
 def _mse_jvp(F, ts, xs, result, reduction, n):
     a, b = xs
-    value = (_mse_value(F, tangent_or_zeros(ts, xs, 0), a, b, "none", n)
-             + _mse_value(F, tangent_or_zeros(ts, xs, 1), b, a, "none", n))
+    ta, tb = tangent_or_zeros(ts, xs, 0), tangent_or_zeros(ts, xs, 1)
+    _castable(a, ta, b)
+    _castable(b, tb, a)
+    value = _into(_mse_value(F, ta, a, b, "none", n), a) + _into(_mse_value(F, tb, b, a, "none", n), b)
     return _reduced(value, reduction, result, n, True)
 
 
 def _smooth_l1_jvp(F, ts, xs, result, reduction, n, beta):
     a, b = xs
-    value = (_smooth_l1_value(F, tangent_or_zeros(ts, xs, 0), a, b, "none", n, beta)
-             + _smooth_l1_value(F, tangent_or_zeros(ts, xs, 1), b, a, "none", n, beta))
+    ta, tb = tangent_or_zeros(ts, xs, 0), tangent_or_zeros(ts, xs, 1)
+    _castable(a, ta, b)
+    _castable(b, tb, a)
+    value = (_into(_smooth_l1_value(F, ta, a, b, "none", n, beta), a)
+             + _into(_smooth_l1_value(F, tb, b, a, "none", n, beta), b))
     return _reduced(value, reduction, result, n, True)
 
 
 def _huber_jvp(F, ts, xs, result, reduction, n, delta):
     """As smooth_l1's, but huber_loss reduces a fresh unreduced loss: no copy of the tangent."""
     a, b = xs
-    value = (_huber_value(F, tangent_or_zeros(ts, xs, 0), a, b, "none", n, delta)
-             + _huber_value(F, tangent_or_zeros(ts, xs, 1), b, a, "none", n, delta))
+    ta, tb = tangent_or_zeros(ts, xs, 0), tangent_or_zeros(ts, xs, 1)
+    _same_dtype(b, a, tb)       # (the target's term first, as PyTorch's jvp meets it)
+    _same_dtype(a, b, ta)
+    value = (_huber_value(F, ta, a, b, "none", n, delta) + _huber_value(F, tb, b, a, "none", n, delta))
     return _reduced(value, reduction, result, n, False)
 
 
@@ -1068,7 +1108,12 @@ def _huber(a: Tensor, b: Tensor, reduction: str, delta) -> Tensor:
     z = np.abs(x - y)
     with np.errstate(invalid="ignore", over="ignore"):
         loss = np.where(z < d, dt(0.5) * z * z, d * (z - dt(0.5) * d)).astype(x.dtype)
-    return apply(HUBER, _reduce_array(loss, reduction, x), (a, b), (reduction, x.size, delta), (x, y))
+    given = a._a
+    if given.dtype != loss.dtype and given.dtype.kind in "fV":     # (written into a tensor like the input's)
+        loss = loss.astype(given.dtype)
+        x = given
+    # (self and target saved as given: huber_loss_backward's kernel takes one dtype, PyTorch's error otherwise)
+    return apply(HUBER, _reduce_array(loss, reduction, x), (a, b), (reduction, x.size, delta), (a._a, b._a))
 
 
 _KL_MEAN_WARNING = ("reduction: 'mean' divides the total loss by both the batch size and the support size.'batchmean' "
