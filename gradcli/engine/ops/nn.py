@@ -28,6 +28,15 @@ _BCE_EPSILON = 1e-12
 _NO_DIM = object()
 
 
+def _common(self, target):
+    """A loss backward kernel's operands in their common dtype (the node keeps them as given, as PyTorch's does:
+    an integer target stays one); tensors (under create_graph) as they are."""
+    if self.__class__ is Tensor or target.__class__ is Tensor or self.dtype == target.dtype:
+        return self, target
+    common = dtypes.promote_types(dtypes.of_array(self), dtypes.of_array(target)).np
+    return self.astype(common, copy=False), target.astype(common, copy=False)
+
+
 def _mse_value(F, g, self, target, reduction, n):
     """mse_loss_backward's arithmetic: norm * (self - target) * grad, norm = 2 (or 2 / numel for 'mean')."""
     norm = (2.0 / n if n else math.nan) if reduction == "mean" else 2.0
@@ -39,10 +48,10 @@ def _mse_value(F, g, self, target, reduction, n):
 def _mse_grad(F, g, self, target, reduction, n):
     """mse_loss_backward; under create_graph one recorded op (MseLossBackwardBackward0), as PyTorch records it."""
     if not F.tensors:
-        return _mse_value(F, g, self, target, reduction, n)
+        return _mse_value(F, g, *_common(self, target), reduction, n)
     from gradcli.engine.backmath import NUMPY
     x = _array_of(self)
-    value = _mse_value(NUMPY, _array_of(g), x, _array_of(target), reduction, n)
+    value = _mse_value(NUMPY, _array_of(g), *_common(x, _array_of(target)), reduction, n)
     return apply(MSE_LOSS_BACKWARD, np.asarray(value, dtype=x.dtype), (g, self, target), (reduction, n))
 
 
@@ -102,7 +111,7 @@ def _smooth_l1_value(F, g, self, target, reduction, n, beta):
 def _smooth_l1_grad(F, g, self, target, reduction, n, beta):
     """smooth_l1_loss_backward; under create_graph one recorded op (SmoothL1LossBackwardBackward0)."""
     if not F.tensors:
-        return _smooth_l1_value(F, g, self, target, reduction, n, beta)
+        return _smooth_l1_value(F, g, *_common(self, target), reduction, n, beta)
     return _recorded(SMOOTH_L1_BACKWARD, _smooth_l1_value, g, self, target, reduction, n, beta)
 
 
@@ -140,7 +149,7 @@ def _recorded(row, value, g, self, target, reduction, n, param):
     inputs are grad_output, self and target."""
     from gradcli.engine.backmath import NUMPY
     x = _array_of(self)
-    out = value(NUMPY, _array_of(g), x, _array_of(target), reduction, n, param)
+    out = value(NUMPY, _array_of(g), *_common(x, _array_of(target)), reduction, n, param)
     return apply(row, np.asarray(out, dtype=x.dtype), (g, self, target), (reduction, n, param))
 
 
@@ -1030,7 +1039,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
         raise NotImplementedError(f"\"mse_cpu\" not implemented for '{type_word(x)}'")
     diff = x - y
     out = _reduce_array(diff * diff, reduction, x)
-    return apply(MSE_LOSS, out, (a, b), (reduction, x.size), (x, y))
+    return apply(MSE_LOSS, out, (a, b), (reduction, x.size), (a._a, b._a))     # (saved as given: _common)
 
 
 @autocast_policy("fp32")
@@ -1074,7 +1083,8 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
     z = np.abs(x - y)
     with np.errstate(invalid="ignore", over="ignore"):
         loss = np.where(z < dt(beta), dt(0.5) * z * z / dt(beta), z - dt(0.5) * dt(beta)).astype(x.dtype)
-    return apply(SMOOTH_L1, _reduce_array(loss, reduction, x), (a, b), (reduction, x.size, beta), (x, y))
+    return apply(SMOOTH_L1, _reduce_array(loss, reduction, x), (a, b), (reduction, x.size, beta),
+                 (a._a, b._a))      # (saved as given: _common)
 
 
 @autocast_policy("fp32")
