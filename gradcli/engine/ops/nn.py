@@ -1582,8 +1582,6 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     x, t = input._a, target._a
     if x.dtype.kind not in "fV":             # the input's log_sigmoid runs before the target is cast
         raise NotImplementedError(f"\"log_sigmoid_cpu\" not implemented for '{type_word(x)}'")
-    if t.dtype.kind not in "fV":
-        raise RuntimeError(f"result type Float can't be cast to the desired output type {type_word(t)}")
     log_sig = np.minimum(x, x.dtype.type(0)) - elementary.log1p(elementary.exp(-np.abs(x)))
     pw = w = None
     if pos_weight is not None:
@@ -1592,6 +1590,12 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
         log_weight = (pw - 1) * t + 1
         _check_in_place(x.shape, log_weight.shape)
         log_sig = (log_sig * log_weight).astype(x.dtype)
+    # PyTorch's (1 - target).mul_(input): a bool target fails the subtraction, another integer one the in-place product
+    if t.dtype == np.bool_:
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
+                           "`logical_xor()` operator instead.")
+    if t.dtype.kind not in "fV":
+        raise RuntimeError(f"result type Float can't be cast to the desired output type {type_word(t)}")
     loss = ((1 - t) * x).astype(t.dtype)
     loss = (loss - log_sig).astype(t.dtype)
     if weight is not None:
