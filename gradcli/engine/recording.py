@@ -434,7 +434,7 @@ def unary(op: Op, name: str):
             x = a._a
             if x.dtype.kind == "c":     # (complex values are never cast to floats: the row takes them or refuses)
                 from gradcli.engine.ops import complexops
-                complexops.check(op, x, (a,))
+                complexops.check(op, x, (a,))     # (refuses unless the row takes complex values, as apply would)
                 return apply(op, forward(x), (a,))
             if x.__class__ is not _ndarray and is_meta(x):
                 return apply(op, _on_meta(forward, x if x.dtype.kind in "fV" else x.astype(dtypes.default_float.np)),

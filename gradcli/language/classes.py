@@ -614,10 +614,7 @@ def super_attr(proxy, name: str):
 def new_of(cls):
     """`Cls.__new__`: the script's own (a function, as CPython's staticmethod gives it), else the builtin one its
     classes inherit, guarded."""
-    function = getattr(cls, "__new__")
-    if function.__class__ in FUNCTION_TYPES:
-        return function
-    return guarded_new(function, cls)
+    return guarded_new(getattr(cls, "__new__"), cls)
 
 
 def guarded_new(function, owner):
@@ -722,6 +719,16 @@ ScriptType.__name__ = "type"
 
 # ----------------------------------------------------------------------- an instance's __dict__ and vars()
 
+def check_dict_key(key) -> None:
+    """A key in an object's __dict__ is an attribute name: a str, no dunder (a dunder in an instance's dict is where
+    Python and numpy look for their protocols, `__array_interface__` among them)."""
+    if key.__class__ is not str:
+        raise TypeError(f"an attribute name must be a str, not '{type(key).__name__}': a '{type(key).__name__}' "
+                        "key in an object's __dict__ is outside gradcli's language")
+    if is_dunder(key):
+        raise AttributeError(f"setting '{key}' through an object's __dict__ is outside gradcli's language")
+
+
 class AttributeDict(dict):
     """An instance's `__dict__` once a script has held it (`obj.__dict__`, `vars(obj)`): the instance's own dict,
     live, as in CPython (Python reads and sets the attributes in it directly, at a plain dict's speed). What a
@@ -734,11 +741,7 @@ class AttributeDict(dict):
     __slots__ = ("keeps", "refuse")
 
     def _check(self, key, deleting: bool = False) -> None:
-        if key.__class__ is not str:
-            raise TypeError(f"an attribute name must be a str, not '{type(key).__name__}': a '{type(key).__name__}' "
-                            "key in an object's __dict__ is outside gradcli's language")
-        if is_dunder(key):
-            raise AttributeError(f"setting '{key}' through an object's __dict__ is outside gradcli's language")
+        check_dict_key(key)
         refuse = getattr(self, "refuse", None)      # (a tensor's: no name of PyTorch's Tensor)
         if refuse is not None and not deleting:
             refuse(key)
@@ -825,17 +828,12 @@ def set_instance_dict(obj, value) -> None:
     are not, which is safe only because the object is no list or tuple (numpy looks for `__array_interface__` in
     a sequence's own dict): those, and a library class's object (whose dict holds gradcli's tables), are refused."""
     cls = type(obj)
-    if isinstance(obj, (list, tuple, set, frozenset)) or any(isinstance(obj, r) for r in DICT_LIBRARY_ROOTS) or \
-            not all(_plain_base(klass) or klass in DICT_LIBRARY_CLASSES for klass in cls.__mro__):
+    if isinstance(obj, (list, tuple, set, frozenset)) or _dict_root(obj) is not None or not _plain_classes(cls):
         raise AttributeError(f"'{cls.__name__}' object attribute '__dict__' is outside gradcli's language")
     if not isinstance(value, dict):
         raise TypeError(f"__dict__ must be set to a dictionary, not a '{_type_name(value)}'")
     for key in value:
-        if key.__class__ is not str:
-            raise TypeError(f"an attribute name must be a str, not '{type(key).__name__}': a "
-                            f"'{type(key).__name__}' key in an object's __dict__ is outside gradcli's language")
-        if is_dunder(key):
-            raise AttributeError(f"setting '{key}' through an object's __dict__ is outside gradcli's language")
+        check_dict_key(key)
     object.__setattr__(obj, "__dict__", value)
     if value.__class__ is dict:         # (the dict itself: vars(obj) gives it back, not a guarded copy)
         key = id(obj)
@@ -864,13 +862,23 @@ def _type_name(value) -> str:
 TYPE_NAME: list = [lambda value: type(value).__name__]
 
 
+def _dict_root(obj):
+    """The library root (torch.nn.Module...) whose objects' dicts gradcli keeps its tables in, or None."""
+    return next((r for r in DICT_LIBRARY_ROOTS if isinstance(obj, r)), None)
+
+
+def _plain_classes(cls) -> bool:
+    """Whether every class of `cls` keeps nothing of gradcli's in an object's dict."""
+    return all(_plain_base(klass) or klass in DICT_LIBRARY_CLASSES for klass in cls.__mro__)
+
+
 def instance_dict(obj):
     """`obj.__dict__` and `vars(obj)` for an instance of a script class or a torch.nn module: its live dict (an
     AttributeDict)."""
     cls = type(obj)
-    root = next((r for r in DICT_LIBRARY_ROOTS if isinstance(obj, r)), None)
+    root = _dict_root(obj)
     keeps = DICT_KEEPS.get(root)
-    if root is None and not all(_plain_base(klass) or klass in DICT_LIBRARY_CLASSES for klass in cls.__mro__):
+    if root is None and not _plain_classes(cls):
         raise _refused(cls.__name__, "__dict__")
     try:
         d = obj.__dict__

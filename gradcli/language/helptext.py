@@ -1634,6 +1634,17 @@ _PYTHON_NAMES = {
     ("enum", "unique"): ("unique(enumeration)", "A class decorator refusing an enumeration in which two names "
                                                  "share a value."),
 }
+# typing's values that help describes by the class gradcli makes them of: (module, class) -> what they are
+_TYPED_DICT = ("A TypedDict: a class whose annotations name a dict's keys and their types, for type checkers; "
+               "calling it makes a plain dict.")
+_TYPING_VALUES = {
+    ("gradcli.language.pytyping", "TypedDictMaker"): _TYPED_DICT,
+    ("gradcli.language.pytyping", "TypedDictMeta"): _TYPED_DICT,
+    ("gradcli.language.pytyping", "ProtocolBase"): "The base of a protocol: a class naming the methods and attributes "
+                                                   "other classes have, without deriving from it; @runtime_checkable "
+                                                   "lets isinstance test them.",
+}
+
 _PYTHON_MODULE_FILES = {"gradcli.language.pyabc": "abc", "gradcli.language.pycontextlib": "contextlib",
                         "gradcli.language.pytyping": "typing",
                         "gradcli.language.pyinspect": "inspect",
@@ -1945,14 +1956,10 @@ def text_for(obj, builtins: dict | None = None) -> str:
         return _format(repr(obj), "A dtype: the type of a tensor's elements, given as dtype=.")
     if obj.__class__.__name__ == "torch.memory_format":
         return _format(repr(obj), what(repr(obj).removeprefix("torch.")))
-    if obj.__class__.__name__ == "TypedDictMaker" or obj.__class__.__name__ == "TypedDictMeta":
-        return _format(repr(obj), "A TypedDict: a class whose annotations name a dict's keys and their types, for "
-                                  "type checkers; calling it makes a plain dict.")
+    kind = _TYPING_VALUES.get((obj.__class__.__module__, obj.__class__.__qualname__))
+    if kind is not None:        # typing's values gradcli makes that help names by what they are
+        return _format(repr(obj), kind)
     if obj.__class__ in stdlib.OPAQUE_CLASSES:
-        if obj.__class__.__name__ == "ProtocolBase":
-            return _format(repr(obj), "The base of a protocol: a class naming the methods and attributes other "
-                                      "classes have, without deriving from it; @runtime_checkable lets isinstance "
-                                      "test them.")
         return _format(repr(obj), "A type annotation (typing): it prints and compares as typing's does; none of its "
                                   "attributes is in the language.")
     if getattr(obj, "__module__", None) == "gradcli.language.pydataclasses" and \

@@ -1726,7 +1726,6 @@ def _sparse_tensor(obj) -> bool:
 
 
 isinstance_of = _isinstance
-classes.TYPE_NAME[0] = lambda value: type_name(value)
 
 
 def _issubclass(cls, classinfo) -> bool:
@@ -1814,6 +1813,9 @@ def type_name(obj) -> str:
         return "builtin_function_or_method"
     name = cls.__name__
     return "function" if f"{cls.__module__}.{name}" in _FUNCTION_CLASSES else name
+
+
+classes.TYPE_NAME[0] = type_name        # (classes cannot import this module)
 
 
 class ClassValue:
