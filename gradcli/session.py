@@ -272,6 +272,7 @@ class Session:
         state.threads = DEFAULT_THREADS                 # and so does torch.set_num_threads
         state.default_device, state.device_stack = None, []     # and torch.set_default_device
         classes.undo_library_changes()          # a script's changes to the library's classes last one script
+        classes.FINALIZERS[0] = False           # and so does finalize's collection for a class with a __del__
         distributions = sys.modules.get("gradcli.language.distributions")     # (made when a script first uses it)
         if distributions is not None:
             distributions.reset_defaults()      # and Distribution.set_default_validate_args

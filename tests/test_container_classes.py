@@ -2,6 +2,8 @@
 __setattr__ / __delattr__, compared with CPython 3.11 (copies and torch.save with PyTorch 2.13); whatever reads
 a setter or a container's special method gets it guarded by the rules of setattr."""
 
+import io
+
 import pytest
 
 from conftest import cpython_output, gradcli_output, located_error, normalize
@@ -161,6 +163,24 @@ def test_del_at_exit_and_its_errors_as_cpython(tmp_path):
     assert sorted(p.stdout.splitlines()[7:]) == ["cycle freed", "del 5", "del 6"]
     assert normalize(p.stderr).splitlines()[0] == "Exception ignored in: <function Bad.__del__ at 0xADDR>"
     assert "ValueError: oops" in p.stderr and "Traceback" not in p.stderr
+
+
+def test_the_collection_at_exit_is_for_the_sessions_own_classes(monkeypatch):
+    """finalize's last collection runs only when this session's script made a class with a __del__: a
+    class of an earlier session in the same process (the REPL's kernel, a test worker) costs the next
+    session's exit nothing (a full collection of a large process took 0.1 s a run)."""
+    import gc
+    from gradcli.session import Session
+    collected = []
+    monkeypatch.setattr(gc, "collect", lambda *a: collected.append(a) or 0)
+    first = Session(out=io.StringIO())
+    first.run_source("class R:\n    def __del__(self):\n        pass\nr = R()\n")
+    first.finalize()
+    assert len(collected) == 1
+    second = Session(out=io.StringIO())
+    second.run_source("x = 1\n")
+    second.finalize()
+    assert len(collected) == 1
 
 
 @pytest.mark.parametrize("tail", ["r = R()\n", "def f():\n    r = R()\nf()\n"])

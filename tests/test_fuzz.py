@@ -418,13 +418,7 @@ def mutated(d) -> str:
 @pytest.mark.skipif(not CASES, reason="no conformance cases")
 @fuzz(800, mutated)
 def test_mutated_conformance_cases_raise_only_gradcli_errors(source):
-    run(source)
-
-
-@pytest.mark.skipif(not CASES, reason="no conformance cases")
-@fuzz(100, lambda d: d.pick(CASES))
-def test_unmutated_cases_run(source):
-    """The mutations' starting points run too (those that end in an error end in gradcli's)."""
+    """(The unmutated cases, the mutations' starting points, run in test_conformance, each against its golden.)"""
     run(source)
 
 
