@@ -54,9 +54,10 @@ class EngineState:
         "warn",                 # warn(category, message): where the engine's warnings go (the session), or None
         "warning_filters",      # the warnings module's filters of the run (gradcli.language.pywarnings.Filters),
                                 # or None while a script has not changed CPython's default ones
-        "streams",              # (write(stream, text, args), flush(stream), file name): where sys.stdout and
-                                # sys.stderr write and what sys.argv says, set by the session running
-                                # (gradcli.language.pysys)
+        "streams",              # (write(stream, text, args), flush(stream), file name, source line(n), error text(e)):
+                                # where sys.stdout and sys.stderr write and what sys.argv says, set by the session
+                                # running (gradcli.language.pysys), and the script's lines and errors as the logging
+                                # module shows them (gradcli.language.pylogging)
         "redirects",            # contextlib.redirect_stdout/redirect_stderr in force: {'stdout' or 'stderr': the
                                 # script's object print and sys.stdout write to instead}, else None
         "warned_once",          # the keys of the warnings PyTorch gives once per process, given already
