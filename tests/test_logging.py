@@ -348,3 +348,19 @@ ESCAPES = [
 def test_no_path_to_the_process_or_gradcli(source, expected):
     from conftest import located_error
     assert located_error(source).split(": ", 1)[1] == expected
+
+
+def test_help_describes_every_name_of_the_module_and_its_classes():
+    from gradcli.language import pylogging, stdlib
+    module = stdlib.LOGGING.members
+    names = [f"logging.{n}" for n, v in module.items() if callable(v) and not isinstance(v, type)]
+    names += [f"logging.{n}" for n, v in module.items() if isinstance(v, type)]
+    names += [f"logging.{n}.{m}" for n, v in module.items() if isinstance(v, type)
+              for m in dir(v) if not m.startswith("_") and m not in ("manager", "root") and callable(getattr(v, m))]
+    names += ["logging.getLogger('a').info", "logging.root.setLevel", "logging.StreamHandler().setStream"]
+    out = gradcli_output("import logging\n" + "".join(f"help({n})\n" for n in names))
+    assert out.count("\n    ") >= len(names)
+    for generic in ("A value; help()", "A type of values scripts use", "0x", "gradcli.language", "self"):
+        assert generic not in out, generic
+    assert "module logging\n    Python's logging module" in gradcli_output("import logging\nhelp(logging)\n")
+    assert pylogging.__doc__
