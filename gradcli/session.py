@@ -261,6 +261,7 @@ class Session:
         state.complex_seen = False      # no complex tensor yet: ops skip complexops' check
         state.warn = self._engine_warning
         state.warning_filters = None    # CPython's default filters (the warnings module changes them)
+        state.logging = None            # and the logging module's loggers, handlers and levels
         state.call_limit = compiler.MAX_CALL_DEPTH      # (sys.setrecursionlimit lowers it for a run)
         state.streams = self._streams(self._filename)     # sys.stdout, sys.argv
         state.redirects = None          # (contextlib.redirect_stdout: a run left inside one ends it)
@@ -284,7 +285,7 @@ class Session:
             saving.forget()                     # and the files torch.save kept
         logging = sys.modules.get("gradcli.language.pylogging")
         if logging is not None:
-            logging.reset()                     # and the logging module's loggers, handlers and levels
+            logging.reset()                     # and what a script set on logging.root
         if seed is None:
             state.generator.seed()
         else:

@@ -364,3 +364,22 @@ def test_help_describes_every_name_of_the_module_and_its_classes():
         assert generic not in out, generic
     assert "module logging\n    Python's logging module" in gradcli_output("import logging\nhelp(logging)\n")
     assert pylogging.__doc__
+
+
+def test_a_replay_keeps_its_logging_apart_from_the_sessions():
+    """A diagnostic replay runs the script again in a fresh session inside STATE.isolated(): what it configures
+    is its own, and the session's logging is as it was afterwards."""
+    from gradcli.engine.state import STATE
+    out = io.StringIO()
+    session = Session(out=out, err=io.StringIO())
+    session.run_unit("import logging, sys\nlogging.basicConfig(stream=sys.stdout, format='A:%(message)s', "
+                     "level=logging.INFO)\nlog = logging.getLogger('x')\nlog.setLevel(logging.DEBUG)\n")
+    replayed = io.StringIO()
+    with STATE.isolated():
+        Session(out=replayed, err=replayed).run_source(
+            "import logging, sys\nprint(logging.root.handlers, logging.getLogger('x').level)\n"
+            "logging.basicConfig(stream=sys.stdout, format='B:%(message)s', force=True)\n"
+            "logging.getLogger('x').setLevel(logging.CRITICAL)\nlogging.warning('replayed')\n")
+    session.run_unit("logging.info('still A')\nlog.debug('debug %s', log.level)\n")
+    assert replayed.getvalue() == "[] 0\nB:replayed\n"
+    assert out.getvalue() == "A:still A\nA:debug 10\n"

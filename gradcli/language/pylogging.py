@@ -43,36 +43,35 @@ _MODULE = "logging"
 _NO_FILES = "scripts cannot write files or reach the network (log to a stream: StreamHandler, basicConfig(stream=))"
 
 
-class _Run:
-    """One session's logging: the loggers getLogger made (by name), logging.disable's level, the level names
-    (addLevelName adds some), when logging started (relativeCreated) and CPython's last-resort handler."""
+class Run:
+    """One session's logging (STATE.logging, which a replay's isolation keeps apart): the root logger's
+    attributes, the loggers getLogger made (by name), logging.disable's level, the level names (addLevelName adds
+    some), when logging started (relativeCreated) and CPython's last-resort handler."""
 
-    __slots__ = ("loggers", "disable", "level_names", "name_levels", "start", "last_resort")
+    __slots__ = ("root", "loggers", "disable", "level_names", "name_levels", "start", "last_resort")
 
     def __init__(self):
+        self.root = {"name": "root", "level": WARNING, "parent": None, "propagate": True, "handlers": [],
+                     "disabled": False, "filters": []}
         self.loggers = {}
         self.disable = 0
         self.level_names = dict(_LEVEL_NAMES)
         self.name_levels = dict(_NAME_LEVELS)
         self.start = time.time()
-        self.last_resort = _StderrHandler(WARNING)
+        self.last_resort = None
 
 
-_RUN = [None]
-
-
-def _run() -> _Run:
-    run = _RUN[0]
+def _run() -> Run:
+    run = STATE.logging
     if run is None:
-        run = _RUN[0] = _Run()
+        run = STATE.logging = Run()
+        run.last_resort = _StderrHandler(WARNING)
     return run
 
 
 def reset() -> None:
-    """A new session's logging: the root logger as CPython starts it (WARNING, no handlers), no other logger."""
-    _RUN[0] = None
+    """A new session's logging.root: without the attributes a script set on it (the rest is STATE.logging's)."""
     ROOT.__dict__.clear()
-    Logger.__init__(ROOT, "root", WARNING)
 
 
 # ---- reaching the script's objects: through the language's allow-list, as the script itself would
@@ -882,16 +881,38 @@ class Logger(Filterer):
         return f"<{type(self).__name__} {self.name} ({getLevelName(self.getEffectiveLevel())})>"
 
 
+def _root_attribute(name: str) -> property:
+    """An attribute of logging.root, which is the session's (Run.root): the one object a script's `logging.root`
+    names in every session, its state each session's own. (Another RootLogger a script makes keeps its own.)"""
+
+    def get(self):
+        if self is ROOT:
+            return _run().root[name]
+        try:
+            return self.__dict__[name]
+        except KeyError:
+            raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'") from None
+
+    def put(self, value):
+        if self is ROOT:
+            _run().root[name] = value
+        else:
+            self.__dict__[name] = value
+    return property(get, put)
+
+
 class RootLogger(Logger):
     """The logger at the top of the hierarchy, named 'root': getLogger() and the module's functions use it."""
 
     __module__ = _MODULE
+    name, level, parent, propagate, handlers, disabled, filters = map(
+        _root_attribute, ("name", "level", "parent", "propagate", "handlers", "disabled", "filters"))
 
     def __init__(self, level):
         Logger.__init__(self, "root", level)
 
 
-ROOT = RootLogger(WARNING)
+ROOT = RootLogger.__new__(RootLogger)      # (its attributes are the session's: Run.root)
 
 
 def _ancestors(name: str):
