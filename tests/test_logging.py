@@ -157,6 +157,19 @@ SNIPPETS = [
     "    log.warning('early still writes to the real stderr')\nprint(repr(buf.getvalue()), repr(out.getvalue()))\n"
     "with contextlib.redirect_stdout(out):\n    logging.basicConfig(stream=sys.stdout, format='%(message)s')\n"
     "logging.warning('to out')\nprint(repr(out.getvalue()))\n",
+    # the script's line and function: methods, lambdas, comprehensions, nested functions, a call over lines
+    "import logging, sys\nlogging.basicConfig(stream=sys.stdout, level=logging.DEBUG, "
+    "format='%(name)s %(lineno)d %(funcName)s %(module)s %(filename)s: %(message)s')\nlog = logging.getLogger('m')\n"
+    "log.info('multi %s',\n         'line')\nclass Trainer:\n    def fit(self):\n        log.debug('in %s', "
+    "type(self).__name__)\n        [log.debug('comp %d', i) for i in range(2)]\n        f = lambda: log.debug('lambda')\n"
+    "        f()\n        def inner():\n            log.warning('inner')\n        inner()\n    @staticmethod\n"
+    "    def s():\n        log.info('static')\nTrainer().fit()\nTrainer.s()\nlog.info('%(a)s-%(b)s', {'a': 1, 'b': [2]})\n"
+    "log.info('pct %% no args')\nlog.info('pct %% with args %s', 1)\nlog.info({'k': 1})\nlog.info(None)\n"
+    "log.info('tuple arg %s', (1, 2))\nlog.info('%s', ())\nlog.info('%s %s', *'ab')\n",
+    # recursion inside a handler: CPython's emit lets RecursionError through
+    "import logging\nlog = logging.getLogger('r')\nclass Echo(logging.Handler):\n    def emit(self, record):\n"
+    "        log.warning('again')\nlog.addHandler(Echo())\ntry:\n    log.warning('start')\nexcept RecursionError:\n"
+    "    print('RecursionError')\nprint('after')\n",
     # vars(record), record attributes the script sets, makeLogRecord, the hierarchy of a script's own Logger
     "import logging, sys\nclass Capture(logging.Handler):\n    def emit(self, record):\n"
     "        d = vars(record)\n        print(sorted(k for k in d if k not in ('created', 'msecs', "
