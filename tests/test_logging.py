@@ -321,6 +321,15 @@ ESCAPES = [
      "'TextIOWrapper' object is outside gradcli's language: it takes logging.StreamHandler objects"),
     ("import logging, torch\nlogging.Filterer.addFilter(torch, 1)\n", "TypeError: Filterer.addFilter() of a 'module' "
      "object is outside gradcli's language: it takes logging.Filterer objects"),
+    ("import logging\nlogging.StreamHandler.emit('{0.__init__.__globals__}', logging.makeLogRecord({}))\n",
+     "TypeError: StreamHandler.emit() of a 'str' object is outside gradcli's language: it takes "
+     "logging.StreamHandler objects"),
+    ("import logging\nlogging.getLogger('a').__init__.__wrapped__\n", "AttributeError: 'function' object has no "
+     "attribute '__wrapped__'"),
+    ("import logging\nlogging.RootLogger.level.fset(print, 1)\n", "TypeError: RootLogger.level() of a "
+     "'builtin_function_or_method' object is outside gradcli's language: it takes logging.RootLogger objects"),
+    ("import logging, torch\nlogging.LoggerAdapter.info(torch.ones(1), 'x')\n", "TypeError: LoggerAdapter.info() "
+     "of a 'Tensor' object is outside gradcli's language: it takes logging.LoggerAdapter objects"),
     ("import logging, sys\nlogging.Formatter().format(sys.stdout)\n", "TypeError: a log record must be a "
      "logging.LogRecord, not 'TextIOWrapper'"),
     ("import logging\nlogging.root.__dict__\n", "AttributeError: 'RootLogger' object attribute '__dict__' is outside "

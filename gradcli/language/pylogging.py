@@ -24,6 +24,7 @@ import string
 import sys
 import threading
 import time
+from types import FunctionType
 
 from gradcli.engine.state import STATE
 from gradcli.language.classes import ScriptObject, ScriptType
@@ -92,12 +93,29 @@ def _has(obj, name: str):
         return None
 
 
-def _mine(obj, cls, method: str) -> None:
-    """Refuse a method of the module's classes called on another kind of object (`Logger.__init__(f, 'x')`): it
-    would set CPython's attribute names on gradcli's own objects."""
-    if not isinstance(obj, cls):
-        raise TypeError(f"{cls.__name__}.{method}() of a '{_type_name(obj)}' object is outside gradcli's language: "
-                        f"it takes logging.{cls.__name__} objects")
+def _own_methods(cls):
+    """A class decorator: each method of the class (its properties' functions too) refuses another kind of object
+    as `self`. Called through the class (`Logger.__init__(print, 'x')`, `Handler.format('{0.__class__}', r)`), a
+    method would set CPython's attribute names on gradcli's own objects or call their methods by name."""
+    for name, value in list(cls.__dict__.items()):
+        if isinstance(value, FunctionType):
+            setattr(cls, name, _checked(cls, name, value))
+        elif isinstance(value, property):
+            setattr(cls, name, property(*(f and _checked(cls, name, f) for f in (value.fget, value.fset)),
+                                        doc=value.__doc__))
+    return cls
+
+
+def _checked(cls, name: str, function):
+    def method(self, *args, **kwargs):
+        if not isinstance(self, cls):
+            raise TypeError(f"{cls.__name__}.{name}() of a '{_type_name(self)}' object is outside gradcli's "
+                            f"language: it takes logging.{cls.__name__} objects")
+        return function(self, *args, **kwargs)
+    # named and documented as the method (no __wrapped__: that would hand a script the unchecked function)
+    method.__name__, method.__qualname__ = function.__name__, function.__qualname__
+    method.__module__, method.__doc__ = function.__module__, function.__doc__
+    return method
 
 
 def _record(record) -> None:
@@ -269,13 +287,13 @@ def _exception_text(e) -> str:
 
 # ---- records
 
+@_own_methods
 class LogRecord(ScriptObject, metaclass=ScriptType):
     """One logged event: its logger's name, level, message and arguments, where it was logged, and when."""
 
     __module__ = _MODULE
 
     def __init__(self, name, level, pathname, lineno, msg, args, exc_info, func=None, sinfo=None, **kwargs):
-        _mine(self, LogRecord, "__init__")
         now = time.time()
         self.name = name
         self.msg = msg
@@ -345,6 +363,7 @@ _FIELD_NAME = re.compile(r"^(\d+|\w+)(\.\w+|\[[^]]+\])*$")
 _FIELD_SPEC = re.compile(r"^(.?[<>=^])?[+ -]?#?0?(\d+|{\w+})?[,_]?(\.(\d+|{\w+}))?[bcdefgnosx%]?$", re.I)
 
 
+@_own_methods
 class PercentStyle(ScriptObject, metaclass=ScriptType):
     """A format of %-fields: '%(levelname)s:%(message)s'."""
 
@@ -354,7 +373,6 @@ class PercentStyle(ScriptObject, metaclass=ScriptType):
     asctime_search = "%(asctime)"
 
     def __init__(self, fmt, *, defaults=None):
-        _mine(self, PercentStyle, "__init__")
         self._fmt = fmt or self.default_format
         self._defaults = defaults
 
@@ -382,6 +400,7 @@ class PercentStyle(ScriptObject, metaclass=ScriptType):
             raise ValueError(f"Formatting field not found in record: {e}") from None
 
 
+@_own_methods
 class StrFormatStyle(PercentStyle):
     """A format of {}-fields: '{levelname}:{message}', read through the language's str.format."""
 
@@ -412,6 +431,7 @@ class StrFormatStyle(PercentStyle):
             raise ValueError("invalid format: no fields")
 
 
+@_own_methods
 class StringTemplateStyle(PercentStyle):
     """A format of $-fields: '${levelname}:${message}' (string.Template)."""
 
@@ -450,6 +470,7 @@ def _check_style(style) -> None:
         raise ValueError(f"Style must be one of: {','.join(_STYLES)}")
 
 
+@_own_methods
 class Formatter(ScriptObject, metaclass=ScriptType):
     """Turns a record into text: the format's fields filled from the record's attributes, then the exception
     and the stack it carries."""
@@ -459,7 +480,6 @@ class Formatter(ScriptObject, metaclass=ScriptType):
     default_msec_format = "%s,%03d"
 
     def __init__(self, fmt=None, datefmt=None, style="%", validate=True, *, defaults=None):
-        _mine(self, Formatter, "__init__")
         _check_style(style)
         self._style = _STYLES[style][0](fmt, defaults=defaults)
         if validate:
@@ -518,13 +538,13 @@ _DEFAULT_FORMATTER = Formatter()
 
 # ---- filters and handlers
 
+@_own_methods
 class Filter(ScriptObject, metaclass=ScriptType):
     """Lets through the records of one logger and its descendants (all of them for the name '')."""
 
     __module__ = _MODULE
 
     def __init__(self, name=""):
-        _mine(self, Filter, "__init__")
         self.name = name
         self.nlen = len(name)
 
@@ -537,22 +557,20 @@ class Filter(ScriptObject, metaclass=ScriptType):
         return record.name[self.nlen] == "."
 
 
+@_own_methods
 class Filterer(ScriptObject, metaclass=ScriptType):
     """What loggers and handlers share: a list of filters (Filter objects, or functions of a record)."""
 
     __module__ = _MODULE
 
     def __init__(self):
-        _mine(self, Filterer, "__init__")
         self.filters = []
 
     def addFilter(self, filter):
-        _mine(self, Filterer, "addFilter")
         if filter not in self.filters:
             self.filters.append(filter)
 
     def removeFilter(self, filter):
-        _mine(self, Filterer, "removeFilter")
         if filter in self.filters:
             self.filters.remove(filter)
 
@@ -565,6 +583,7 @@ class Filterer(ScriptObject, metaclass=ScriptType):
         return True
 
 
+@_own_methods
 class Handler(Filterer):
     """Where records go: emit(record) writes one (a subclass defines it); a level and filters choose which."""
 
@@ -581,7 +600,6 @@ class Handler(Filterer):
         return self._name
 
     def set_name(self, name):
-        _mine(self, Handler, "set_name")
         self._name = name
 
     name = property(get_name, set_name)
@@ -596,7 +614,6 @@ class Handler(Filterer):
         pass
 
     def setLevel(self, level):
-        _mine(self, Handler, "setLevel")
         self.level = _check_level(level)
 
     def format(self, record):
@@ -614,14 +631,12 @@ class Handler(Filterer):
         return passed
 
     def setFormatter(self, fmt):
-        _mine(self, Handler, "setFormatter")
         self.formatter = fmt
 
     def flush(self):
         pass
 
     def close(self):
-        _mine(self, Handler, "close")
         self._closed = True
 
     def handleError(self, record):
@@ -651,6 +666,7 @@ def _report_error(record, e) -> None:
     _write(stream, text)
 
 
+@_own_methods
 class StreamHandler(Handler):
     """Writes each record's text and a newline to a stream: the script's sys.stderr by default, sys.stdout, or an
     io.StringIO."""
@@ -659,7 +675,6 @@ class StreamHandler(Handler):
     terminator = "\n"
 
     def __init__(self, stream=None):
-        _mine(self, StreamHandler, "__init__")
         Handler.__init__(self)
         self.stream = _script_stream("stderr") if stream is None else _held(stream)
 
@@ -678,7 +693,6 @@ class StreamHandler(Handler):
             self.handleError(record)
 
     def setStream(self, stream):
-        _mine(self, StreamHandler, "setStream")
         stream = _held(stream)
         if stream is self.stream:
             return None
@@ -694,6 +708,7 @@ class StreamHandler(Handler):
         return f"<{type(self).__name__} {name}({getLevelName(self.level)})>"
 
 
+@_own_methods
 class _StderrHandler(StreamHandler):
     """CPython's last resort: the script's sys.stderr as it is at each record, for a logger with no handler."""
 
@@ -707,6 +722,7 @@ class _StderrHandler(StreamHandler):
         return _script_stream("stderr")
 
 
+@_own_methods
 class NullHandler(Handler):
     """A handler that does nothing (a library's loggers get one so they print nothing by default)."""
 
@@ -737,6 +753,7 @@ class _Refused:
         raise AttributeError(f"{what} attribute '{self.name}' is outside gradcli's language")
 
 
+@_own_methods
 class Logger(Filterer):
     """A named channel of records: logger.info("epoch %d", e) makes a record if the level lets it through and
     hands it to its handlers and its ancestors' (getLogger('a.b') is a child of getLogger('a'))."""
@@ -746,7 +763,6 @@ class Logger(Filterer):
     root = _Refused()
 
     def __init__(self, name, level=NOTSET):
-        _mine(self, Logger, "__init__")
         Filterer.__init__(self)
         self.name = name
         self.level = _check_level(level)
@@ -756,7 +772,6 @@ class Logger(Filterer):
         self.disabled = False
 
     def setLevel(self, level):
-        _mine(self, Logger, "setLevel")
         self.level = _check_level(level)
 
     def debug(self, msg, *args, **kwargs):
@@ -823,12 +838,10 @@ class Logger(Filterer):
             self.callHandlers(record)
 
     def addHandler(self, hdlr):
-        _mine(self, Logger, "addHandler")
         if hdlr not in self.handlers:
             self.handlers.append(hdlr)
 
     def removeHandler(self, hdlr):
-        _mine(self, Logger, "removeHandler")
         if hdlr in self.handlers:
             self.handlers.remove(hdlr)
 
@@ -901,6 +914,7 @@ def _root_attribute(name: str) -> property:
     return property(get, put)
 
 
+@_own_methods
 class RootLogger(Logger):
     """The logger at the top of the hierarchy, named 'root': getLogger() and the module's functions use it."""
 
@@ -951,6 +965,7 @@ def getLoggerClass():
     return Logger
 
 
+@_own_methods
 class LoggerAdapter(ScriptObject, metaclass=ScriptType):
     """A logger with context: process(msg, kwargs) adds `extra` to every record it logs."""
 
@@ -958,7 +973,6 @@ class LoggerAdapter(ScriptObject, metaclass=ScriptType):
     manager = _Refused()
 
     def __init__(self, logger, extra=None):
-        _mine(self, LoggerAdapter, "__init__")
         self.logger = logger
         self.extra = extra
 
