@@ -405,3 +405,18 @@ def test_a_replay_keeps_its_logging_apart_from_the_sessions():
     session.run_unit("logging.info('still A')\nlog.debug('debug %s', log.level)\n")
     assert replayed.getvalue() == "[] 0\nB:replayed\n"
     assert out.getvalue() == "A:still A\nA:debug 10\n"
+
+
+@pytest.mark.parametrize("source, expected", [
+    ("import logging\nf = logging.Formatter('%(asctime)s', datefmt='%c' * 10**7)\n"
+     "f.format(logging.makeLogRecord({}))\n", "MemoryError: a date format of 20000000 characters is too large "
+                                             "(gradcli allows at most 6250000)"),
+    ("import logging\nlogging.Formatter.default_msec_format = '%s%999999999d'\n"
+     "logging.Formatter('%(asctime)s').format(logging.makeLogRecord({}))\n", "MemoryError: format width or "
+                                                                             "precision 999999999 is too large "
+                                                                             "(gradcli allows at most 100000000)"),
+])
+def test_what_a_format_builds_stays_within_the_string_bound(source, expected):
+    from conftest import located_error
+    assert located_error(source).split(": ", 1)[1] == expected
+    assert gradcli_output("import logging\nprint(logging.Formatter.default_msec_format)\n") == "%s,%03d\n"

@@ -6,14 +6,15 @@ Nothing here is the process's: the real `logging` module, its root logger and th
 touched. A handler writes to the script's streams (sys.stdout and sys.stderr as the script holds them: the
 session's, or what contextlib.redirect_stdout put there, or an io.StringIO), and a script's own objects (a
 stream, a filter, a handler of its own class) are reached through the language's allow-list only. What a script
-configures lasts one session: gradcli.session calls `reset` with the rest of its state, which puts the root logger
-back as CPython starts it and forgets the other loggers, the level names and logging.disable's level.
+configures lasts one session: it lives in the engine state (STATE.logging, a Run: the loggers, the root logger's
+attributes, logging.disable's level, the level names), which each session resets and a replay's isolation keeps
+apart; logging.root is one object whose attributes are the running session's.
 
 The classes are library classes of the language (ScriptType), so a script may derive from Handler, Formatter,
 Filter, Logger and LoggerAdapter as in CPython. Their objects hold CPython's attributes only (name, level,
-handlers, parent, stream, ...). A record holds the exception it reports without its traceback (exc_info's
-third item is None), and writes files, sockets, logging.config and logging.handlers are outside the language.
-"""
+handlers, parent, stream, ...), and their methods take only their own class's objects as `self`. A record holds
+the exception it reports without its traceback (exc_info's third item is None). Files, sockets, logging.config,
+logging.handlers and the process-wide hooks (setLoggerClass, setLogRecordFactory) are outside the language."""
 
 from __future__ import annotations
 
@@ -327,7 +328,6 @@ class LogRecord(ScriptObject, metaclass=ScriptType):
 
     def getMessage(self):
         """The message with its arguments put in (`msg % args`)."""
-        _record(self)
         msg = str(self.msg)
         if self.args:
             from gradcli.language import bounds
@@ -388,9 +388,10 @@ class PercentStyle(ScriptObject, metaclass=ScriptType):
         return defaults | record.__dict__ if defaults else record.__dict__
 
     def _format(self, record):
-        from gradcli.language import bounds
         values = self._values(record)
-        bounds.check_percent_format(self._fmt, values)
+        if self._fmt.__class__ is str:
+            from gradcli.language import bounds
+            bounds.check_percent_format(self._fmt, values)
         return self._fmt % values
 
     def format(self, record):
@@ -470,6 +471,18 @@ def _check_style(style) -> None:
         raise ValueError(f"Style must be one of: {','.join(_STYLES)}")
 
 
+# the most characters one strftime directive writes for two of the format ('%c': 'Sat Nov 28 18:14:00 2026')
+_STRFTIME_GROWTH = 16
+
+
+def _time_format(fmt):
+    """A date format for time.strftime, refused if what it could write would pass the bound of a string."""
+    if isinstance(fmt, str) and len(fmt) * _STRFTIME_GROWTH > STATE.max_items:
+        raise MemoryError(f"a date format of {len(fmt)} characters is too large (gradcli allows at most "
+                          f"{STATE.max_items // _STRFTIME_GROWTH})")
+    return fmt
+
+
 @_own_methods
 class Formatter(ScriptObject, metaclass=ScriptType):
     """Turns a record into text: the format's fields filled from the record's attributes, then the exception
@@ -491,10 +504,15 @@ class Formatter(ScriptObject, metaclass=ScriptType):
         """The record's time: time.strftime(datefmt), or '2024-01-31 12:00:00,123'."""
         when = time.localtime(record.created)
         if datefmt:
-            return time.strftime(datefmt, when)
-        text = time.strftime(self.default_time_format, when)
-        if self.default_msec_format:
-            text = self.default_msec_format % (text, record.msecs)
+            return time.strftime(_time_format(datefmt), when)
+        text = time.strftime(_time_format(self.default_time_format), when)
+        msec_format = self.default_msec_format
+        if msec_format:
+            args = (text, record.msecs)
+            if msec_format.__class__ is str:
+                from gradcli.language import bounds
+                bounds.check_percent_format(msec_format, args)
+            text = msec_format % args
         return text
 
     def formatException(self, ei):
