@@ -166,6 +166,14 @@ SNIPPETS = [
     "    def s():\n        log.info('static')\nTrainer().fit()\nTrainer.s()\nlog.info('%(a)s-%(b)s', {'a': 1, 'b': [2]})\n"
     "log.info('pct %% no args')\nlog.info('pct %% with args %s', 1)\nlog.info({'k': 1})\nlog.info(None)\n"
     "log.info('tuple arg %s', (1, 2))\nlog.info('%s', ())\nlog.info('%s %s', *'ab')\n",
+    # isEnabledFor's answers are kept until setLevel or disable, as CPython keeps them
+    "import logging, sys\nlog = logging.getLogger('c')\nlog.addHandler(logging.StreamHandler(sys.stdout))\n"
+    "log.info('a')\nlog.level = logging.DEBUG\nlog.info('b (CPython kept the answer)')\nlog.debug('c')\n"
+    "logging.getLogger('other').setLevel(logging.ERROR)\nlog.info('d')\nfree = logging.Logger('free')\n"
+    "free.addHandler(logging.StreamHandler(sys.stdout))\nfree.info('e')\nfree.setLevel(logging.ERROR)\n"
+    "free.info('f (a free logger keeps its answers)')\nlogging.root.level = logging.CRITICAL\n"
+    "logging.getLogger('p').warning('g')\nlogging.disable(logging.NOTSET)\nlogging.getLogger('p').warning('h')\n"
+    "print(log.isEnabledFor(5), logging.root.isEnabledFor(40))\n",
     # recursion inside a handler: CPython's emit lets RecursionError through
     "import logging\nlog = logging.getLogger('r')\nclass Echo(logging.Handler):\n    def emit(self, record):\n"
     "        log.warning('again')\nlog.addHandler(Echo())\ntry:\n    log.warning('start')\nexcept RecursionError:\n"

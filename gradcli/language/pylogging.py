@@ -54,7 +54,7 @@ class Run:
 
     def __init__(self):
         self.root = {"name": "root", "level": WARNING, "parent": None, "propagate": True, "handlers": [],
-                     "disabled": False, "filters": []}
+                     "disabled": False, "filters": [], "_cache": {}}
         self.loggers = {}
         self.disable = 0
         self.level_names = dict(_LEVEL_NAMES)
@@ -229,6 +229,17 @@ def getLevelNamesMapping():
 def disable(level=CRITICAL):
     """Drop every record at `level` or below, whatever the loggers' levels (disable(NOTSET) undoes it)."""
     _run().disable = _check_level(level)
+    _clear_caches()
+
+
+def _clear_caches() -> None:
+    """Forget what isEnabledFor found, for the loggers getLogger made and the root (CPython's manager forgets
+    those only: a logger made directly keeps its answers, and so does one whose level a script set by assignment
+    rather than setLevel)."""
+    run = _run()
+    for logger in run.loggers.values():
+        logger._cache.clear()
+    run.root["_cache"].clear()
 
 
 # ---- where a record comes from: the script's frames
@@ -788,9 +799,11 @@ class Logger(Filterer):
         self.propagate = True
         self.handlers = []
         self.disabled = False
+        self._cache = {}
 
     def setLevel(self, level):
         self.level = _check_level(level)
+        _clear_caches()
 
     def debug(self, msg, *args, **kwargs):
         if self.isEnabledFor(DEBUG):
@@ -899,9 +912,12 @@ class Logger(Filterer):
     def isEnabledFor(self, level):
         if self.disabled:
             return False
-        if _run().disable >= level:
-            return False
-        return level >= self.getEffectiveLevel()
+        cache = self._cache
+        try:
+            return cache[level]
+        except KeyError:
+            enabled = cache[level] = False if _run().disable >= level else level >= self.getEffectiveLevel()
+            return enabled
 
     def getChild(self, suffix):
         if self is not ROOT:
@@ -937,8 +953,8 @@ class RootLogger(Logger):
     """The logger at the top of the hierarchy, named 'root': getLogger() and the module's functions use it."""
 
     __module__ = _MODULE
-    name, level, parent, propagate, handlers, disabled, filters = map(
-        _root_attribute, ("name", "level", "parent", "propagate", "handlers", "disabled", "filters"))
+    name, level, parent, propagate, handlers, disabled, filters, _cache = map(
+        _root_attribute, ("name", "level", "parent", "propagate", "handlers", "disabled", "filters", "_cache"))
 
     def __init__(self, level):
         Logger.__init__(self, "root", level)
