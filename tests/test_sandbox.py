@@ -82,6 +82,26 @@ ESCAPES = [
      "3:1: AttributeError: 'Tensor' object has no attribute 'write'"),
     ("import textwrap\ntextwrap.TextWrapper", 1, "2:1: NotImplementedError: gradcli does not implement "
                                                  "textwrap.TextWrapper"),
+    # logging: the session's own loggers writing to the script's streams; no files, no process-wide hooks, no
+    # manager, no traceback in a record, methods only on their own class's objects
+    ("import logging\nlogging.basicConfig(filename='/tmp/x.log')", 1, "2:1: ValueError: logging.basicConfig("
+     "filename=...) is outside gradcli's language: scripts cannot write files or reach the network (log to a stream: "
+     "StreamHandler, basicConfig(stream=))"),
+    ("import logging.handlers", 1, "1:1: ImportError: import of 'logging.handlers' is outside gradcli's language: "
+     "scripts cannot write files or reach the network (log to a stream: StreamHandler, basicConfig(stream=))"),
+    ("import logging\nlogging.Logger.manager", 1, "2:1: AttributeError: type object 'Logger' attribute 'manager' is "
+     "outside gradcli's language"),
+    ("import logging\nlogging.setLoggerClass(dict)", 1, "2:1: AttributeError: module 'logging' attribute "
+     "'setLoggerClass' is outside gradcli's language: a script's loggers are logging.Logger objects (derive from it "
+     "and make one directly)"),
+    ("import logging\nlogging.root.__dict__", 1, "2:1: AttributeError: 'RootLogger' object attribute '__dict__' is "
+     "outside gradcli's language"),
+    ("import logging\nlogging.StreamHandler().stream.buffer", 1, "2:1: AttributeError: 'TextIOWrapper' object "
+     "attribute 'buffer' is outside gradcli's language"),
+    ("import logging\nlogging.Logger.__init__(print, 'x')", 1, "2:1: TypeError: Logger.__init__() of a "
+     "'builtin_function_or_method' object is outside gradcli's language: it takes logging.Logger objects"),
+    ("import logging\nlogging.makeLogRecord({'__array_interface__': {}})", 1, "2:1: AttributeError: setting "
+     "'__array_interface__' through an object's __dict__ is outside gradcli's language"),
     # types: SimpleNamespace only; its instances give what they hold and their __dict__, no other internals, and
     # a key the script puts in that dict reaches no Python machinery
     ("import types\ntypes.FunctionType", 1, "2:1: NotImplementedError: gradcli does not implement types.FunctionType"),
