@@ -165,7 +165,9 @@ SNIPPETS = [
     "        f()\n        def inner():\n            log.warning('inner')\n        inner()\n    @staticmethod\n"
     "    def s():\n        log.info('static')\nTrainer().fit()\nTrainer.s()\nlog.info('%(a)s-%(b)s', {'a': 1, 'b': [2]})\n"
     "log.info('pct %% no args')\nlog.info('pct %% with args %s', 1)\nlog.info({'k': 1})\nlog.info(None)\n"
-    "log.info('tuple arg %s', (1, 2))\nlog.info('%s', ())\nlog.info('%s %s', *'ab')\n",
+    "log.info('tuple arg %s', (1, 2))\nlog.info('%s', ())\nlog.info('%s %s', *'ab')\n"
+    "list(log.info('gen %d', i) for i in range(1))\n{log.info('set') for _ in 'a'}\n{1: log.info('dict') for _ in 'a'}\n"
+    "[x for x in range(2) if log.info('cond %d', x)]\n",
     # isEnabledFor's answers are kept until setLevel or disable, as CPython keeps them
     "import logging, sys\nlog = logging.getLogger('c')\nlog.addHandler(logging.StreamHandler(sys.stdout))\n"
     "log.info('a')\nlog.level = logging.DEBUG\nlog.info('b (CPython kept the answer)')\nlog.debug('c')\n"
