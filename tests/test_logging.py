@@ -430,3 +430,22 @@ def test_what_a_format_builds_stays_within_the_string_bound(source, expected):
     from conftest import located_error
     assert located_error(source).split(": ", 1)[1] == expected
     assert gradcli_output("import logging\nprint(logging.Formatter.default_msec_format)\n") == "%s,%03d\n"
+
+
+def test_gradcli_run_prints_what_cpython_prints(tmp_path):
+    """A whole run, as `gradcli run` writes it: the last resort's and the root's records on stderr, the configured
+    ones on stdout, a logging error's report, the exit status; and the same file run by CPython."""
+    import launcher
+    source = ("import logging, sys\nlog = logging.getLogger('train')\nlog.warning('no handler yet')\nlog.info('dropped')\n"
+              "logging.info('dropped too')\nlogging.warning('root configured now')\nlog.error('through the root')\n"
+              "out = logging.StreamHandler(sys.stdout)\nout.setFormatter(logging.Formatter('%(name)s|%(levelname)s|"
+              "%(message)s'))\nlog.addHandler(out)\nlog.propagate = False\nfor epoch in range(3):\n"
+              "    log.warning('epoch %d loss %.3f', epoch, 1 / (epoch + 1))\nlog.warning('bad %d', 'x')\n"
+              "print('done')\n")
+    script = tmp_path / "run_log.py"
+    script.write_text(source)
+    p = launcher.run(["run", str(script)], timeout=60)
+    expected = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60)
+    assert p.returncode == expected.returncode == 0
+    assert p.stdout == expected.stdout
+    assert p.stderr == _INSIDE_LOGGING.sub(r"\1", expected.stderr)
