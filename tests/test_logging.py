@@ -176,6 +176,15 @@ SNIPPETS = [
     "free.info('f (a free logger keeps its answers)')\nlogging.root.level = logging.CRITICAL\n"
     "logging.getLogger('p').warning('g')\nlogging.disable(logging.NOTSET)\nlogging.getLogger('p').warning('h')\n"
     "print(log.isEnabledFor(5), logging.root.isEnabledFor(40))\n",
+    # copies: a logger is itself (by name), a handler's deep copy fails on CPython's lock
+    "import logging, copy, sys\nlog = logging.getLogger('a')\nprint(copy.deepcopy(log) is log, copy.copy(log) is log, "
+    "copy.deepcopy(logging.root) is logging.root)\nh = logging.StreamHandler(sys.stdout)\nh2 = copy.copy(h)\n"
+    "print(type(h2), h2.stream is h.stream, h2 is h)\nfor f in [lambda: copy.deepcopy(h), lambda: copy.deepcopy("
+    "logging.Logger('free')), lambda: copy.copy(logging.Logger('free'))]:\n    try:\n        f()\n"
+    "    except Exception as e:\n        print(type(e).__name__, e)\nad = logging.LoggerAdapter(log, {'k': 1})\n"
+    "ad2 = copy.deepcopy(ad)\nprint(ad2.logger is log, ad2.extra == ad.extra, ad2.extra is ad.extra)\n"
+    "class M:\n    def __init__(self):\n        self.log = logging.getLogger('m')\nm = M()\n"
+    "print(copy.deepcopy(m).log is m.log, type(copy.deepcopy(logging.Formatter('%(name)s'))))\n",
     # recursion inside a handler: CPython's emit lets RecursionError through
     "import logging\nlog = logging.getLogger('r')\nclass Echo(logging.Handler):\n    def emit(self, record):\n"
     "        log.warning('again')\nlog.addHandler(Echo())\ntry:\n    log.warning('start')\nexcept RecursionError:\n"

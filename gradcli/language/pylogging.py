@@ -668,6 +668,9 @@ class Handler(Filterer):
     def close(self):
         self._closed = True
 
+    def __deepcopy__(self, memo):
+        raise TypeError("cannot pickle '_thread.RLock' object")     # (CPython's handler holds a lock)
+
     def handleError(self, record):
         _report_error(record, sys.exc_info()[1])
 
@@ -918,6 +921,16 @@ class Logger(Filterer):
         except KeyError:
             enabled = cache[level] = False if _run().disable >= level else level >= self.getEffectiveLevel()
             return enabled
+
+    # copy.copy and copy.deepcopy give the logger itself, as CPython's pickling of a logger by name does
+    def __copy__(self):
+        if getLogger(self.name) is not self:
+            from gradcli.language import copying
+            raise copying.PicklingError("logger cannot be pickled")
+        return self
+
+    def __deepcopy__(self, memo):
+        return self.__copy__()
 
     def getChild(self, suffix):
         if self is not ROOT:
