@@ -13,7 +13,9 @@ from __future__ import annotations
 import argparse as _argparse
 import os as _os
 import sys as _sys
+import weakref
 
+from gradcli.engine.addresses import address
 from gradcli.engine.state import STATE
 from gradcli.language import access, bounds, classes, stdlib
 from gradcli.language.classes import is_dunder
@@ -54,6 +56,11 @@ def _script_argv() -> list:
     return pysys.argv(STATE.streams[2] if STATE.streams is not None else "<script>")
 
 
+def _object_repr(obj) -> str:
+    """CPython's repr of an object without one of its own, with the address gradcli shows."""
+    return f"<{type(obj).__module__}.{type(obj).__qualname__} object at {address(obj)}>"
+
+
 def _check_nargs(nargs) -> None:
     """A count of arguments past the bound of a list would build a pattern of that many characters first."""
     if nargs.__class__ is int and nargs > STATE.max_items // 4:
@@ -72,6 +79,9 @@ class _ActionsContainer:
 
     def add_argument(self, *args, **kwargs):
         _check_nargs(kwargs.get("nargs"))
+        choices = kwargs.get("choices")
+        if hasattr(type(choices), "__len__") and len(choices) > STATE.max_items // 16:    # (joined in the help)
+            raise bounds.built_too_many("str")
         action = kwargs.get("action")
         if action is not None and not isinstance(action, str) and not (
                 isinstance(action, type) and issubclass(action, _argparse.Action)):
@@ -95,18 +105,95 @@ class _ActionsContainer:
 
 
 class _ArgumentGroup(_ActionsContainer, _argparse._ArgumentGroup):
-    pass
+    def __repr__(self) -> str:
+        return _object_repr(self)
 
 
 class _MutuallyExclusiveGroup(_ActionsContainer, _argparse._MutuallyExclusiveGroup):
+    def __repr__(self) -> str:
+        return _object_repr(self)
+
+
+# The formatter's sizes that pad every line it writes (an indent of a billion spaces, per line): each kept where no
+# script reaches it (the instance's dict, which a script's subclass may write, is shadowed by these properties)
+_WIDEST = 10_000
+_SIZES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def _size(name: str) -> property:
+    def get(self):
+        return _SIZES[self][name]
+
+    def set_(self, value):
+        if value.__class__ is not int and not isinstance(value, int) or not -_WIDEST <= value <= _WIDEST:
+            raise MemoryError(f"a help formatter's {name.strip('_').replace('_', ' ')} of {value!r} is too large "
+                              f"(gradcli allows at most {_WIDEST} characters)")
+        _SIZES.setdefault(self, {})[name] = value
+    return property(get, set_)
+
+
+class HelpFormatter(_argparse.HelpFormatter):
+    """CPython's formatter, its indents bounded and what its texts' %-fields would expand to counted first."""
+
+    _indent_increment = _size("_indent_increment")
+    _max_help_position = _size("_max_help_position")
+    _current_indent = _size("_current_indent")
+    _action_max_length = _size("_action_max_length")
+
+    def __repr__(self) -> str:
+        return _object_repr(self)
+
+    def _format_usage(self, usage, actions, groups, prefix):
+        if isinstance(usage, str):
+            _check_expansion(usage, (self._prog,))
+        return super()._format_usage(usage, actions, groups, prefix)
+
+    def _format_text(self, text):
+        if isinstance(text, str):
+            _check_expansion(text, (self._prog,))
+        return super()._format_text(text)
+
+    def _expand_help(self, action):
+        text = self._get_help_string(action)
+        if isinstance(text, str) and text.count("%") > 1:
+            _check_expansion(text, [self._prog, *vars(action).values()])
+        return super()._expand_help(action)
+
+
+def _check_expansion(text: str, values) -> None:
+    """Refuse a text whose %-fields, each given the longest of `values`, would make more than a string may hold."""
+    fields = text.count("%")
+    if fields > 1:
+        longest = max((len(v) if isinstance(v, str) else len(str(v)) for v in values), default=0)
+        if fields * longest > STATE.max_items:
+            raise bounds.built_too_many("str")
+
+
+class RawDescriptionHelpFormatter(HelpFormatter, _argparse.RawDescriptionHelpFormatter):
     pass
+
+
+class RawTextHelpFormatter(RawDescriptionHelpFormatter, _argparse.RawTextHelpFormatter):
+    pass
+
+
+class ArgumentDefaultsHelpFormatter(HelpFormatter, _argparse.ArgumentDefaultsHelpFormatter):
+    pass
+
+
+class MetavarTypeHelpFormatter(HelpFormatter, _argparse.MetavarTypeHelpFormatter):
+    pass
+
+
+_FORMATTERS = (HelpFormatter, RawDescriptionHelpFormatter, RawTextHelpFormatter, ArgumentDefaultsHelpFormatter,
+               MetavarTypeHelpFormatter)
 
 
 class ArgumentParser(_ActionsContainer, _argparse.ArgumentParser):
     """CPython's parser, writing and exiting as the script does."""
 
     def __init__(self, prog=None, usage=None, description=None, epilog=None, parents=[],
-                 formatter_class=_argparse.HelpFormatter, prefix_chars='-', fromfile_prefix_chars=None,
+                 formatter_class=HelpFormatter, prefix_chars='-', fromfile_prefix_chars=None,
                  argument_default=None, conflict_handler='error', add_help=True, allow_abbrev=True,
                  exit_on_error=True):
         if fromfile_prefix_chars is not None:
@@ -163,7 +250,7 @@ class ArgumentParser(_ActionsContainer, _argparse.ArgumentParser):
                 pass
 
 
-for _cls in (ArgumentParser, _ArgumentGroup, _MutuallyExclusiveGroup):
+for _cls in (ArgumentParser, _ArgumentGroup, _MutuallyExclusiveGroup, *_FORMATTERS):
     _cls.__module__ = "argparse"
 
 
@@ -185,9 +272,7 @@ _ACTION_CLASSES = (_argparse._StoreAction, _argparse._StoreConstAction, _argpars
                    _argparse._CountAction, _argparse._HelpAction, _argparse._VersionAction, _argparse._ExtendAction,
                    _argparse._SubParsersAction._ChoicesPseudoAction, _argparse.BooleanOptionalAction)
 # the classes a script's class may derive from (class MyAction(argparse.Action), a formatter mixing two)
-_BASES = (_argparse.Action, _argparse.BooleanOptionalAction, _argparse.HelpFormatter,
-          _argparse.RawDescriptionHelpFormatter, _argparse.RawTextHelpFormatter,
-          _argparse.ArgumentDefaultsHelpFormatter, _argparse.MetavarTypeHelpFormatter)
+_BASES = (_argparse.Action, _argparse.BooleanOptionalAction, *_FORMATTERS)
 
 
 class _NamespaceRules:
