@@ -272,3 +272,45 @@ def test_a_scripts_action_and_formatter_see_only_the_language():
         "'ArgumentParser' object attribute '_get_formatter' is outside gradcli's language",
         "'type' object attribute '__init__' is outside gradcli's language",
     ]
+
+
+# ------------------------------------------------------------------ `gradcli run SCRIPT -- ARG...`: the script's sys.argv
+ARGV = ("import sys\nimport argparse\nprint(sys.argv[1:])\np = argparse.ArgumentParser()\n"
+        "p.add_argument('--lr', type=float, default=0.1)\np.add_argument('--seed', type=int, default=1)\n"
+        "p.add_argument('files', nargs='*')\nprint(p.parse_args())\n")
+
+
+@pytest.mark.parametrize("args", [["--lr", "0.5", "a", "b"], ["--seed", "3"], ["--lr", "x"], ["-h"], []])
+def test_arguments_after_a_double_dash_are_the_scripts_as_pythons_are(tmp_path, args):
+    import launcher
+    script = tmp_path / "train.grad"
+    script.write_text(ARGV)
+    environment = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
+    ours = launcher.run(["run", str(script), "--", *args], timeout=60, env=environment)
+    python = os.environ.get("ORACLE_PYTHON", "/work/oracle/bin/python")
+    theirs = subprocess.run([python if os.path.exists(python) else sys.executable, str(script), *args],
+                            capture_output=True, text=True, env=environment, timeout=60)
+    assert (ours.returncode, ours.stdout, ours.stderr) == (theirs.returncode, theirs.stdout, theirs.stderr)
+
+
+def test_every_script_gets_them_and_options_go_before_the_dashes(tmp_path):
+    import launcher
+    a, b = tmp_path / "a.grad", tmp_path / "b.grad"
+    a.write_text("import sys\nprint(sys.argv)\n")
+    b.write_text("import sys\nimport random\nprint(sys.argv, random.random() < 2)\n")
+    p = launcher.run(["--seed", "0", "run", str(a), str(b), "--", "--seed", "7", "x"], timeout=60)
+    assert (p.returncode, p.stdout) == (0, f"['{a}', '--seed', '7', 'x']\n['{b}', '--seed', '7', 'x'] True\n")
+    p = launcher.run(["run", str(a)], timeout=60)       # none: the script's name alone
+    assert p.stdout == f"['{a}']\n"
+    p = launcher.run(["run", "--", str(a)], timeout=60)     # no script before `--`: a usage error
+    assert p.returncode == 2 and p.stderr.endswith("gradcli run: error: the following arguments are required: "
+                                                   "SCRIPT\n")
+
+
+def test_a_check_grads_replay_sees_the_same_arguments(tmp_path):
+    import launcher
+    script = tmp_path / "s.grad"
+    script.write_text("import sys\nimport torch\nn = int(sys.argv[1])\nx = torch.ones(n, dtype=torch.float64, "
+                      "requires_grad=True)\n(x * x).sum().backward()\nprint(x.grad)\n")
+    p = launcher.run(["run", "--check-grads", str(script), "--", "3"], timeout=60)
+    assert p.returncode == 0 and p.stdout == "tensor([2., 2., 2.], dtype=torch.float64)\n"

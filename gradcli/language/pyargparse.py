@@ -53,7 +53,7 @@ def _script_argv() -> list:
     if stdlib.SYS.made:
         return stdlib.SYS.members["argv"]
     from gradcli.language import pysys
-    return pysys.argv(STATE.streams[2] if STATE.streams is not None else "<script>")
+    return pysys.script_argv()
 
 
 def _object_repr(obj) -> str:
