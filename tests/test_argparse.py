@@ -220,6 +220,10 @@ REFUSED = [
     # sizes the help would pad or repeat past the language's bounds
     (P + "p.add_argument('--x', nargs=10 ** 9)", "3:1: MemoryError: a str of more than 100000000 items is too large "
                                                  "(gradcli allows at most 100000000)"),
+    ("import argparse\nclass Big(argparse.Action):\n    def __init__(self, option_strings, dest, **kwargs):\n"
+     "        super().__init__(option_strings, dest, nargs=10 ** 9, **kwargs)\np = argparse.ArgumentParser()\n"
+     "g = p.add_argument_group('g')\ng.add_argument('--x', action=Big)\np.parse_args(['--x'])",
+     "8:1: MemoryError: a str of more than 100000000 items is too large (gradcli allows at most 100000000)"),
     (P + "p.add_argument('--x', choices=range(10 ** 9))", "3:1: MemoryError: a str of more than 100000000 items is "
                                                           "too large (gradcli allows at most 100000000)"),
     ("import argparse\nargparse.ArgumentParser(prog='x' * 10 ** 6, usage='%(prog)s' * 10 ** 5).format_usage()",

@@ -62,8 +62,10 @@ def _object_repr(obj) -> str:
 
 
 def _check_nargs(nargs) -> None:
-    """A count of arguments past the bound of a list would build a pattern of that many characters first."""
-    if nargs.__class__ is int and nargs > STATE.max_items // 4:
+    """A count of arguments past the bound of a list would build a pattern (and a usage) of that many characters
+    first: checked where CPython's code builds them, so an Action class of the script's that sets its own count is
+    held to it too."""
+    if isinstance(nargs, int) and nargs > STATE.max_items // 4:
         raise bounds.built_too_many("str")
 
 
@@ -78,7 +80,6 @@ class _ActionsContainer:
     and its action a name or an Action class, and groups of these classes."""
 
     def add_argument(self, *args, **kwargs):
-        _check_nargs(kwargs.get("nargs"))
         choices = kwargs.get("choices")
         if hasattr(type(choices), "__len__") and len(choices) > STATE.max_items // 16:    # (joined in the help)
             raise bounds.built_too_many("str")
@@ -147,6 +148,10 @@ class HelpFormatter(_argparse.HelpFormatter):
         if isinstance(usage, str):
             _check_expansion(usage, (self._prog,))
         return super()._format_usage(usage, actions, groups, prefix)
+
+    def _format_args(self, action, default_metavar):
+        _check_nargs(action.nargs)
+        return super()._format_args(action, default_metavar)
 
     def _format_text(self, text):
         if isinstance(text, str):
@@ -229,6 +234,10 @@ class ArgumentParser(_ActionsContainer, _argparse.ArgumentParser):
         if args is None:
             args = _script_argv()[1:]
         return super().parse_known_intermixed_args(args, namespace)
+
+    def _get_nargs_pattern(self, action):
+        _check_nargs(action.nargs)
+        return super()._get_nargs_pattern(action)
 
     def _read_args_from_files(self, arg_strings):
         raise _outside("reading arguments from files", _NO_FILES)
