@@ -207,7 +207,8 @@ class Session:
     replaying = False
 
     def __init__(self, out=None, err=None, seed: int | None = None, echo=None, display: str | None = None,
-                 events=None, provenance: bool = False, stable_ids: bool = False, python_seed: int | None = None):
+                 events=None, provenance: bool = False, stable_ids: bool = False, python_seed: int | None = None,
+                 script_args=()):
         if display not in (None, *DISPLAY_MODES):
             raise ValueError(f"unknown display mode {display!r}; expected one of {', '.join(DISPLAY_MODES)}")
         self.out = out if out is not None else sys.stdout
@@ -223,6 +224,7 @@ class Session:
         self._future_annotations = False
         self._in_unit = False
         self._filename = "<script>"
+        self.script_args = tuple(script_args)      # what sys.argv holds after the script's name (`run S -- ARG...`)
         self._source, self._split = "", None
         # where[0]: the line of the statement running. Kept up to date only by code compiled while an
         # event sink is set, or under --timeout's supervisor (a word of a page it reads, so it can
@@ -262,7 +264,8 @@ class Session:
         state.warn = self._engine_warning
         state.warning_filters = None    # CPython's default filters (the warnings module changes them)
         state.call_limit = compiler.MAX_CALL_DEPTH      # (sys.setrecursionlimit lowers it for a run)
-        state.streams = (self._script_write, self._script_flush, self._filename)     # sys.stdout, sys.argv
+        state.streams = (self._script_write, self._script_flush, self._filename,      # sys.stdout, sys.argv
+                         self.script_args)
         state.redirects = None          # (contextlib.redirect_stdout: a run left inside one ends it)
         state.warned_once = set()
         state.registry_epoch = 0
@@ -436,10 +439,10 @@ class Session:
         that is an expression is echoed (a notebook cell), instead of every top-level expression."""
         self._filename = filename
         self._source, self._split = source, None
-        STATE.streams = (self._script_write, self._script_flush, filename)
+        STATE.streams = (self._script_write, self._script_flush, filename, self.script_args)
         if not self._in_unit and stdlib.SYS.made:        # sys.argv: this script's, as CPython gives it
             from gradcli.language import pysys
-            stdlib.SYS.members["argv"] = pysys.argv(filename)
+            stdlib.SYS.members["argv"] = pysys.argv(filename, self.script_args)
         if sys.getrecursionlimit() < RECURSION_LIMIT:
             sys.setrecursionlimit(RECURSION_LIMIT)
         try:

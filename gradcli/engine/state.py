@@ -54,7 +54,7 @@ class EngineState:
         "warn",                 # warn(category, message): where the engine's warnings go (the session), or None
         "warning_filters",      # the warnings module's filters of the run (gradcli.language.pywarnings.Filters),
                                 # or None while a script has not changed CPython's default ones
-        "streams",              # (write(stream, text, args), flush(stream), file name): where sys.stdout and
+        "streams",              # (write(stream, text, args), flush(stream), file name, arguments): where sys.stdout and
                                 # sys.stderr write and what sys.argv says, set by the session running
                                 # (gradcli.language.pysys)
         "redirects",            # contextlib.redirect_stdout/redirect_stderr in force: {'stdout' or 'stderr': the
