@@ -35,7 +35,7 @@ def _plain_run(words: list):
     return types.SimpleNamespace(
         code=None, seed=None, display=None, color=None, timing=False, format=None, stable_ids=False,
         check_grads=False, nan_check=False, timeout=None, max_memory=None, command="run", scripts=words[1:],
-        write=False, allow_errors=False, honoured=SHARED_OPTIONS, top_parser=None)
+        script_args=(), write=False, allow_errors=False, honoured=SHARED_OPTIONS, top_parser=None)
 
 
 def _runs_repl(args) -> bool:
@@ -101,6 +101,10 @@ def main(argv=None) -> int:
     if args is None:
         parser = _parser(words)
         args = parser.parse_args(words)
+        if args.command == "run" and "--" in words and "run" in words[:words.index("--")]:
+            at = words.index("--")      # `run SCRIPT... -- ARG...`: the scripts' arguments, as `python SCRIPT ARG...`
+            args = parser.parse_args(words[:at])
+            args.script_args = tuple(words[at + 1:])
         args.top_parser = parser        # for `gradcli help` and `completion`, which read the commands from it
     if argv is None:
         _supervise(args)

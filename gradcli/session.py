@@ -207,7 +207,8 @@ class Session:
     replaying = False
 
     def __init__(self, out=None, err=None, seed: int | None = None, echo=None, display: str | None = None,
-                 events=None, provenance: bool = False, stable_ids: bool = False, python_seed: int | None = None):
+                 events=None, provenance: bool = False, stable_ids: bool = False, python_seed: int | None = None,
+                 script_args=()):
         if display not in (None, *DISPLAY_MODES):
             raise ValueError(f"unknown display mode {display!r}; expected one of {', '.join(DISPLAY_MODES)}")
         self.out = out if out is not None else sys.stdout
@@ -223,6 +224,7 @@ class Session:
         self._future_annotations = False
         self._in_unit = False
         self._filename = "<script>"
+        self.script_args = tuple(script_args)      # what sys.argv holds after the script's name (`run S -- ARG...`)
         self._source, self._split = "", None
         # where[0]: the line of the statement running. Kept up to date only by code compiled while an
         # event sink is set, or under --timeout's supervisor (a word of a page it reads, so it can
@@ -308,9 +310,11 @@ class Session:
         self.out.write(text)
 
     def _streams(self, filename: str) -> tuple:
-        """STATE.streams while this session runs `filename`: where sys.stdout and sys.stderr write, the file
-        name, and for the logging module the script's lines and how its errors are shown."""
-        return (self._script_write, self._script_flush, filename, self._script_line, self._error_text)
+        """STATE.streams while this session runs `filename`: where sys.stdout and sys.stderr write, the file name
+        and the script's arguments (sys.argv), and for the logging module the script's lines and how its errors
+        are shown."""
+        return (self._script_write, self._script_flush, filename, self.script_args, self._script_line,
+                self._error_text)
 
     def _script_line(self, line: int) -> str | None:
         return source_line(self._source, line)
@@ -457,7 +461,7 @@ class Session:
         STATE.streams = self._streams(filename)
         if not self._in_unit and stdlib.SYS.made:        # sys.argv: this script's, as CPython gives it
             from gradcli.language import pysys
-            stdlib.SYS.members["argv"] = pysys.argv(filename)
+            stdlib.SYS.members["argv"] = pysys.argv(filename, self.script_args)
         if sys.getrecursionlimit() < RECURSION_LIMIT:
             sys.setrecursionlimit(RECURSION_LIMIT)
         try:

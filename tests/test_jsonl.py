@@ -31,7 +31,7 @@ DTYPES = {"float16": "float", "bfloat16": "float", "float32": "float", "float64"
 # event name -> {field: kind}; a kind ending in "?" may be null; fields marked with a leading "~"
 # are optional. Every event has exactly these fields.
 EVENTS = {
-    "print": {"file": "string", "line": "int?", "text": "string", "values": "values"},
+    "print": {"file": "string", "line": "int?", "text": "string", "values": "values", "~stream": "string"},
     "result": {"file": "string", "line": "int?", "text": "string", "value": "value"},
     "backward": {"file": "string", "line": "int?", "call": "call", "root": "string?", "nodes": "int",
                  "retain_graph": "bool", "create_graph": "bool"},

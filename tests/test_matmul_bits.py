@@ -1,5 +1,5 @@
-"""float32 matrix products against PyTorch 2.13's on this machine (tests/matmul_bits.json, written by
-tools/matmul_bits.py from the oracle): bit for bit wherever gradcli claims MKL's order (linalg.mkl_order) or
+"""float32 matrix products against PyTorch 2.13's on the AMD EPYC reference (tests/matmul_bits.json, written by
+tools/matmul_bits.py from the oracle there; on an Intel CPU MKL sums otherwise, docs/numerics.md): bit for bit wherever gradcli claims MKL's order (linalg.mkl_order) or
 PyTorch's own bmm kernel; elsewhere the sequential sum (linalg.sequential_guess) or the float64 product rounded once
 (docs/numerics.md, "Matrix products").
 """

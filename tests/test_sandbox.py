@@ -16,7 +16,7 @@ from gradcli.engine.tensor import Tensor
 from gradcli.repl.shell import Options, Shell
 
 _OUTSIDE = "AttributeError: {} attribute '{}' is outside gradcli's language"
-_IMPORT = "ImportError: import of '{}' is outside gradcli's language: scripts can import only torch, abc, bisect, collections, contextlib, copy, dataclasses, enum, functools, heapq, inspect, io, itertools, json, logging, math, operator, pprint, random, statistics, string, sys, textwrap, time, types, typing and warnings"
+_IMPORT = "ImportError: import of '{}' is outside gradcli's language: scripts can import only torch, abc, argparse, bisect, collections, contextlib, copy, dataclasses, enum, functools, heapq, inspect, io, itertools, json, logging, math, operator, pprint, random, statistics, string, sys, textwrap, time, types, typing and warnings"
 _BUILTIN = "NameError: name '{0}' is not defined: Python's builtin '{0}' is outside gradcli's language"
 _NO_FILES = "scripts cannot read or write files"
 _NO_ARRAYS = "scripts cannot reach numpy arrays (use .tolist() or .item())"
@@ -51,6 +51,16 @@ ESCAPES = [
                                                         "outside gradcli's language"),
     ("import sys\nsys.setrecursionlimit(10 ** 6)\ndef f(n):\n    return f(n + 1)\nf(0)", 1,
      "4:12: RecursionError: maximum recursion depth exceeded"),
+    # argparse: files refused, the parser's internals out of reach, no dunder name through a parse
+    ("import argparse\nargparse.FileType('r')", 1, "2:1: AttributeError: module 'argparse' attribute 'FileType' is "
+                                                  "outside gradcli's language: scripts cannot read or write files"),
+    ("import argparse\nargparse.ArgumentParser(fromfile_prefix_chars='@')", 1,
+     "2:1: TypeError: ArgumentParser(fromfile_prefix_chars=...) is outside gradcli's language: scripts cannot read "
+     "files"),
+    ("import argparse\nargparse.ArgumentParser()._registries", 1,
+     "2:1: AttributeError: 'ArgumentParser' object attribute '_registries' is outside gradcli's language"),
+    ("import argparse\np = argparse.ArgumentParser()\np.add_argument('--x', dest='__class__')\np.parse_args(['--x', 'a'])",
+     1, "4:1: AttributeError: 'Namespace' object attribute '__class__' is outside gradcli's language"),
     # json: files refused; what dumps writes stays within the bound of a string; the script's default runs as a call
     ("import json\njson.dump({}, None)", 1, "2:1: AttributeError: module 'json' attribute 'dump' is outside "
                                           "gradcli's language: scripts cannot read or write files"),

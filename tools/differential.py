@@ -118,6 +118,9 @@ def _torch_runner():
         raise Alarm()
 
     signal.signal(signal.SIGALRM, alarm)
+    import torch.distributions.kl as kl
+    kl_registry, kl_memo = kl._KL_REGISTRY, kl._KL_MEMOIZE
+    kl_built_in = dict(kl_registry)
 
     def run(source: str, seconds: float) -> dict:
         for name in os.listdir("."):        # the files an earlier script saved (gradcli's sessions start with none)
@@ -131,6 +134,16 @@ def _torch_runner():
         torch.set_printoptions(profile="default")
         torch.set_default_dtype(torch.float32)
         torch.autograd.set_detect_anomaly(False)
+        # and the other process-wide settings a gradcli session starts afresh (Session.reset_state), which an
+        # earlier script in this worker may have changed: argument validation, determinism, the matmul
+        # precision, the default device, the KL functions a script registered
+        torch.distributions.Distribution.set_default_validate_args(True)
+        torch.use_deterministic_algorithms(False)
+        torch.set_float32_matmul_precision("highest")
+        torch.set_default_device(None)
+        kl_registry.clear()
+        kl_registry.update(kl_built_in)
+        kl_memo.clear()
         # a module of its own as __main__, as `python script.py` has: pickle (torch.save) finds the script's
         # classes and functions there by name
         main = types.ModuleType("__main__")

@@ -21,6 +21,7 @@ examples:
   gradcli                              open the interactive REPL (on a terminal; otherwise run stdin)
   gradcli run tutorial.grad            run a script, print what PyTorch would print
   gradcli run --seed 0 a.grad b.grad   run scripts in turn, each in a fresh namespace
+  gradcli run train.grad -- --lr 0.5   give the script arguments: its sys.argv, as `python train.grad --lr 0.5`
   gradcli run lesson.ipynb             run a notebook's code cells (--write saves the outputs into it)
   cat s.grad | gradcli run -           read the script from standard input
   gradcli graph tutorial.grad out      draw the backward graph of `out` (also --format dot|json, -o FILE.svg)
@@ -157,6 +158,7 @@ def parser(argv=None) -> argparse.ArgumentParser:
     run = sub.add_parser("run", help="run one or more .grad scripts ('-' reads standard input)",
                          epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     run.add_argument("scripts", nargs="+", metavar="SCRIPT")
+    run.set_defaults(script_args=())        # (the words after `--`: gradcli.cli.main)
     run.add_argument("--write", action="store_true",
                      help="for notebooks (.ipynb): execute them on the gradcli kernel with nbclient and save the "
                           "outputs into them (needs gradcli[jupyter]; docs/notebooks.md)")

@@ -34,13 +34,14 @@ def _diagnosis(session, source: str, filename: str, started: float):
 
 
 def run_text(source: str, filename: str, seed, display=None, fmt=None, stable_ids=False, check_grads=False,
-             nan_check=False, timeout=None) -> int:
-    """Run one script in a fresh session; report any error; return the exit status."""
+             nan_check=False, timeout=None, script_args=()) -> int:
+    """Run one script in a fresh session (`script_args`: its sys.argv after its name); report any error; return the
+    exit status."""
     from gradcli.session import Session
     started = time.perf_counter()
     events = events_for(fmt)
     try:
-        session = Session(seed=seed, display=display, events=events, stable_ids=stable_ids)
+        session = Session(seed=seed, display=display, events=events, stable_ids=stable_ids, script_args=script_args)
     except (ValueError, RuntimeError) as e:      # a --seed that manual_seed refuses
         sys.stderr.write(f"gradcli: --seed {seed}: {e}\n")
         return EXIT_USAGE
@@ -166,6 +167,6 @@ def run_scripts(args, options: dict) -> int:
             fail(e, args.format)
             status = status or e.exit_status
             continue
-        result = run_text(source, name, **options)
+        result = run_text(source, name, script_args=args.script_args, **options)
         status = status or result
     return status

@@ -194,8 +194,10 @@ def session(seed, events, observer, provenance: bool = False, float64=None):
     """A fresh Session for a replay, output discarded, the random streams seeded with `seed` (torch's
     seed, or the pair Session.seeds: torch's and the `random` module's), reporting to `events` and
     watched by `observer` (with `float64`, a Run, tensors are made float64), inside STATE.isolated():
-    the engine state is put back as it was when the replay ends."""
+    the engine state is put back as it was when the replay ends. The script sees the arguments of the run it
+    replays (`gradcli run S -- ARG...`), which the engine state holds until the replay's session sets its own."""
     seed, python_seed = seed if seed.__class__ is tuple else (seed, None)
+    script_args = STATE.streams[3] if STATE.streams is not None else ()
     frozen = gc.get_freeze_count()      # a replay inside a run unfreezes what the run froze (session._collector_tuned)
     try:
         with STATE.isolated():
@@ -203,7 +205,7 @@ def session(seed, events, observer, provenance: bool = False, float64=None):
             STATE.replay, STATE.observer = float64, observer
             sink = _Discard()
             replayed = Session(out=sink, err=sink, seed=seed, events=events, provenance=provenance,
-                               python_seed=python_seed)
+                               python_seed=python_seed, script_args=script_args)
             replayed.replaying = True
             yield replayed
     finally:

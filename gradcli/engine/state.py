@@ -56,10 +56,10 @@ class EngineState:
                                 # or None while a script has not changed CPython's default ones
         "logging",              # the logging module's state of the run (gradcli.language.pylogging.Run: its loggers,
                                 # the root's level and handlers), or None while a script has not used it
-        "streams",              # (write(stream, text, args), flush(stream), file name, source line(n), error text(e)):
-                                # where sys.stdout and sys.stderr write and what sys.argv says, set by the session
-                                # running (gradcli.language.pysys), and the script's lines and errors as the logging
-                                # module shows them (gradcli.language.pylogging)
+        "streams",              # (write(stream, text, args), flush(stream), file name, arguments, source line(n),
+                                # error text(e)): where sys.stdout and sys.stderr write and what sys.argv says, set by
+                                # the session running (gradcli.language.pysys), and the script's lines and errors as
+                                # the logging module shows them (gradcli.language.pylogging)
         "redirects",            # contextlib.redirect_stdout/redirect_stderr in force: {'stdout' or 'stderr': the
                                 # script's object print and sys.stdout write to instead}, else None
         "warned_once",          # the keys of the warnings PyTorch gives once per process, given already

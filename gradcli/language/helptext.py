@@ -1515,6 +1515,9 @@ _MODULES = {
     "pprint": "Python's pprint module: pprint and pformat lay a value's repr out over lines.",
     "textwrap": "Python's textwrap module: wrap, fill, shorten, dedent and indent text.",
     "types": "Python's types module, its SimpleNamespace (hyperparameters as attributes) only.",
+    "argparse": "Python's argparse module, CPython's own parser: a script's command-line options (parse_args of a "
+                "list, or of sys.argv[1:]), its usage and help text, subcommands, and errors that exit with status "
+                "2; no files (fromfile_prefix_chars, FileType).",
     "abc": "Python's abc module: ABC and abstractmethod (and metaclass=ABCMeta), for base classes whose subclasses "
            "must define some methods.",
     "contextlib": "Python's contextlib module: contextmanager (a generator as a `with` context), nullcontext, "
@@ -1572,6 +1575,42 @@ _PYTHON_NAMES = {
     ("types", "SimpleNamespace"): ("class SimpleNamespace(**kwargs)", "An object holding the keyword arguments as "
                                                                      "attributes, which the script reads, sets and "
                                                                      "deletes; vars() gives its dict."),
+    ("argparse", "ArgumentParser"): ("class ArgumentParser(prog=None, usage=None, description=None, epilog=None, "
+                                     "parents=[], formatter_class=HelpFormatter, prefix_chars='-', "
+                                     "argument_default=None, conflict_handler='error', add_help=True, "
+                                     "allow_abbrev=True, exit_on_error=True)",
+                                     "A parser of command-line arguments: add_argument declares each option or "
+                                     "positional, parse_args reads a list (or the script's sys.argv[1:]) into a "
+                                     "Namespace; -h prints the help, a wrong argument the usage and an error, then "
+                                     "exits with status 2."),
+    ("argparse", "Namespace"): ("class Namespace(**kwargs)", "What parse_args returns: one attribute per argument "
+                                "(args.lr), which the script reads and sets; vars(args) gives its dict, `'lr' in "
+                                "args` tests for one."),
+    ("argparse", "Action"): ("class Action(option_strings, dest, nargs=None, const=None, default=None, type=None, "
+                             "choices=None, required=False, help=None, metavar=None)",
+                             "The base of what an argument does when it is found: a script's subclass defines "
+                             "__call__(self, parser, namespace, values, option_string=None) and is given as "
+                             "action=."),
+    ("argparse", "BooleanOptionalAction"): ("class BooleanOptionalAction(option_strings, dest, default=None, ...)",
+                                            "An action= making a flag --name and its negation --no-name, which store "
+                                            "True and False."),
+    ("argparse", "HelpFormatter"): ("class HelpFormatter(prog, indent_increment=2, max_help_position=24, "
+                                    "width=None)", "The formatter_class= of a parser's help: text wrapped to the "
+                                    "terminal's width (COLUMNS, else 80 when not a terminal)."),
+    ("argparse", "RawDescriptionHelpFormatter"): ("class RawDescriptionHelpFormatter(prog, ...)", "A formatter_class= "
+                                                  "keeping the description's and epilog's lines as written."),
+    ("argparse", "RawTextHelpFormatter"): ("class RawTextHelpFormatter(prog, ...)", "A formatter_class= keeping every "
+                                           "help text's lines as written."),
+    ("argparse", "ArgumentDefaultsHelpFormatter"): ("class ArgumentDefaultsHelpFormatter(prog, ...)", "A "
+                                                    "formatter_class= adding ' (default: ...)' to each argument's "
+                                                    "help."),
+    ("argparse", "MetavarTypeHelpFormatter"): ("class MetavarTypeHelpFormatter(prog, ...)", "A formatter_class= "
+                                               "naming each argument's value by its type's name (int, float)."),
+    ("argparse", "ArgumentError"): ("class ArgumentError(argument, message)", "The error of a wrong argument, raised "
+                                    "by parse_args of a parser made with exit_on_error=False (argument_name, "
+                                    "message)."),
+    ("argparse", "ArgumentTypeError"): ("class ArgumentTypeError", "What a type= function raises to reject a value "
+                                        "with its own message."),
     ("io", "StringIO"): ("class StringIO(initial_value='', newline='\\n')", "A stream of text in memory: write, "
                                                                           "read, readline, seek, tell, getvalue; "
                                                                           "print(..., file=buf) writes into it."),
@@ -1717,6 +1756,48 @@ _PYTHON_FUNCTIONS = {
 _PYTHON_FUNCTIONS.update(((f"method of _io.{cls}", name), (f"{cls}.{name}({args.replace('b, /', arg)})", para))
                           for cls, arg in (("BytesIO", "b, /"), ("StringIO", "s, /"))
                           for name, (args, para) in _STREAM_METHODS.items() if args is not None)
+# argparse's methods (gradcli.language.pyargparse), by the class CPython defines each in
+_ARGPARSE_METHODS = {
+    "_ActionsContainer": {
+        "add_argument": ("add_argument(name or flags..., *, action, nargs, const, default, type, choices, required, "
+                         "help, metavar, dest)", "Declares a positional (a name) or an option (flags such as '-l', "
+                         "'--lr'): how many values it takes (nargs), how each is converted (type=int, float, a "
+                         "function), its default and its help text."),
+        "add_argument_group": ("add_argument_group(title=None, description=None)", "A group of arguments shown under "
+                               "its own heading in the help."),
+        "add_mutually_exclusive_group": ("add_mutually_exclusive_group(required=False)", "A group of options of "
+                                         "which at most one (exactly one if required) may be given."),
+        "set_defaults": ("set_defaults(**kwargs)", "Attributes every Namespace this parser makes gets unless an "
+                         "argument sets them (func= for subcommands)."),
+        "get_default": ("get_default(dest)", "The default of the argument whose attribute is dest."),
+    },
+    "ArgumentParser": {
+        "parse_args": ("parse_args(args=None, namespace=None)", "Reads the list of strings args (the script's "
+                       "sys.argv[1:] when None) and returns a Namespace; a wrong argument prints the usage and an "
+                       "error to sys.stderr and exits with status 2."),
+        "parse_known_args": ("parse_known_args(args=None, namespace=None)", "parse_args that leaves the arguments it "
+                             "does not know: returns (namespace, the list of those)."),
+        "parse_intermixed_args": ("parse_intermixed_args(args=None, namespace=None)", "parse_args with positionals "
+                                  "and options mixed in any order."),
+        "parse_known_intermixed_args": ("parse_known_intermixed_args(args=None, namespace=None)",
+                                        "parse_known_args with positionals and options mixed in any order."),
+        "add_subparsers": ("add_subparsers(*, title, description, prog, parser_class, action, dest, required, help, "
+                           "metavar)", "Subcommands: returns an object whose add_parser(name, ...) makes the parser "
+                           "of each."),
+        "format_usage": ("format_usage()", "The usage line, as a string."),
+        "format_help": ("format_help()", "The whole help text, as a string."),
+        "print_usage": ("print_usage(file=None)", "Writes the usage line to file (sys.stdout by default)."),
+        "print_help": ("print_help(file=None)", "Writes the help text to file (sys.stdout by default)."),
+        "error": ("error(message)", "Writes the usage and 'PROG: error: message' to sys.stderr and exits with status "
+                  "2."),
+        "exit": ("exit(status=0, message=None)", "Writes message (if any) to sys.stderr and exits with status."),
+    },
+    "_SubParsersAction": {"add_parser": ("add_parser(name, *, aliases=(), help=None, **kwargs)", "A subcommand's "
+                                         "parser, made with ArgumentParser's keywords.")},
+    "Action": {"format_usage": ("format_usage()", "The argument's first option string, as usage names it.")},
+}
+_PYTHON_FUNCTIONS.update(((f"bound method of {cls}", name), written) for cls, methods in _ARGPARSE_METHODS.items()
+                         for name, written in methods.items())
 # the functions of the Python modules gradcli writes or wraps (gradcli.language.pywarnings, pysys, pyjson, pysorting,
 # pytext), by the namespace and name of the Builtin scripts hold (CPython's C functions print as builtins)
 _PYTHON_FUNCTIONS.update({

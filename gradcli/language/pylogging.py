@@ -262,7 +262,7 @@ def _filename() -> str:
 def _stack_text(found: list, index: int) -> str:
     """The script's frames from the outermost to `index`, as CPython's traceback.print_stack writes them."""
     filename = _filename()
-    source_line = STATE.streams[3] if STATE.streams is not None and len(STATE.streams) > 3 else None
+    source_line = STATE.streams[4] if STATE.streams is not None and len(STATE.streams) > 4 else None
     out = []
     for i in range(len(found) - 1, index - 1, -1):
         line = found[i][2] or 0
@@ -292,8 +292,8 @@ def _exception_text(e) -> str:
     """The script's exception as gradcli shows a script's error (its place, the line and a caret), or its kind
     and message for one raised at no place of the script."""
     streams = STATE.streams
-    if streams is not None and len(streams) > 4:
-        return streams[4](e)
+    if streams is not None and len(streams) > 5:
+        return streams[5](e)
     return f"{type(e).__qualname__}: {e}"
 
 

@@ -95,10 +95,17 @@ def setrecursionlimit(limit):
     STATE.call_limit = min(limit, MAX_CALL_DEPTH)
 
 
-def argv(filename: str) -> list:
+def argv(filename: str, args=()) -> list:
     """sys.argv as CPython has it for a script run as gradcli runs this one: its path as given ('-c' for
-    `gradcli -c`, '' for standard input and the REPL)."""
-    return ["-c" if filename == "<string>" else "" if filename in ("<stdin>", "<script>") else filename]
+    `gradcli -c`, '' for standard input and the REPL), then the arguments given after `--`
+    (`gradcli run SCRIPT -- ARG...`, as `python SCRIPT ARG...`)."""
+    return ["-c" if filename == "<string>" else "" if filename in ("<stdin>", "<script>") else filename, *args]
+
+
+def script_argv() -> list:
+    """A new sys.argv for the running script (STATE.streams holds its file name and arguments)."""
+    streams = STATE.streams
+    return argv(streams[2], streams[3]) if streams is not None else argv("<script>")
 
 
 def members() -> dict:
@@ -109,7 +116,7 @@ def members() -> dict:
     access.ALLOWED[TextIOWrapper] = STREAM_METHODS
     out = {name: Builtin("builtins", name, fn) for name, fn in (
         ("exit", exit), ("getrecursionlimit", getrecursionlimit), ("setrecursionlimit", setrecursionlimit))}
-    out.update(argv=argv(STATE.streams[2] if STATE.streams is not None else "<script>"),
+    out.update(argv=script_argv(),
                version=_sys.version, version_info=_sys.version_info, hexversion=_sys.hexversion,
                maxsize=_sys.maxsize, float_info=_sys.float_info, int_info=_sys.int_info, byteorder=_sys.byteorder,
                platform=_sys.platform, stdout=STDOUT, stderr=STDERR)
