@@ -263,9 +263,9 @@ class Session:
         state.complex_seen = False      # no complex tensor yet: ops skip complexops' check
         state.warn = self._engine_warning
         state.warning_filters = None    # CPython's default filters (the warnings module changes them)
+        state.logging = None            # and the logging module's loggers, handlers and levels
         state.call_limit = compiler.MAX_CALL_DEPTH      # (sys.setrecursionlimit lowers it for a run)
-        state.streams = (self._script_write, self._script_flush, self._filename,      # sys.stdout, sys.argv
-                         self.script_args)
+        state.streams = self._streams(self._filename)     # sys.stdout, sys.argv
         state.redirects = None          # (contextlib.redirect_stdout: a run left inside one ends it)
         state.warned_once = set()
         state.registry_epoch = 0
@@ -285,6 +285,9 @@ class Session:
         saving = sys.modules.get("gradcli.language.saving")
         if saving is not None:
             saving.forget()                     # and the files torch.save kept
+        logging = sys.modules.get("gradcli.language.pylogging")
+        if logging is not None:
+            logging.reset()                     # and what a script set on logging.root
         if seed is None:
             state.generator.seed()
         else:
@@ -305,6 +308,22 @@ class Session:
 
     def _write(self, text: str) -> None:
         self.out.write(text)
+
+    def _streams(self, filename: str) -> tuple:
+        """STATE.streams while this session runs `filename`: where sys.stdout and sys.stderr write, the file name
+        and the script's arguments (sys.argv), and for the logging module the script's lines and how its errors
+        are shown."""
+        return (self._script_write, self._script_flush, filename, self.script_args, self._script_line,
+                self._error_text)
+
+    def _script_line(self, line: int) -> str | None:
+        return source_line(self._source, line)
+
+    def _error_text(self, e: BaseException) -> str:
+        """A script's exception as the run would report it (a logged exception: logger.exception)."""
+        if getattr(e, compiler.POSITION, None) is None:       # raised at no line of the script
+            return f"{type(e).__qualname__}: {e}"
+        return self._script_error(e, self._source, self._filename).render()
 
     def _script_write(self, stream: str, text: str, args: tuple) -> None:
         """What the script writes to sys.stdout or sys.stderr (print(file=...) too): where print writes, or an
@@ -439,7 +458,7 @@ class Session:
         that is an expression is echoed (a notebook cell), instead of every top-level expression."""
         self._filename = filename
         self._source, self._split = source, None
-        STATE.streams = (self._script_write, self._script_flush, filename, self.script_args)
+        STATE.streams = self._streams(filename)
         if not self._in_unit and stdlib.SYS.made:        # sys.argv: this script's, as CPython gives it
             from gradcli.language import pysys
             stdlib.SYS.members["argv"] = pysys.argv(filename, self.script_args)

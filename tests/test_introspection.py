@@ -7,6 +7,11 @@ from conftest import cpython_output, gradcli_output, located_error, normalize
 
 
 SNIPPETS = [
+    # a comprehension's frame is named after its kind, in its element and in its conditions
+    "import inspect\nname = lambda: inspect.currentframe().f_back.f_code.co_name\n"
+    "print([name() for _ in 'a'], {name() for _ in 'a'}, {1: name() for _ in 'a'}, list(name() for _ in 'a'),\n"
+    "      [[name() for _ in 'a'] for _ in 'a'], [x for x in 'ab' if name() == '<listcomp>'],\n"
+    "      list(y for y in 'ab' if name() == '<genexpr>'), {k: v for k, v in [(name(), name())]})",
     # an instance's __dict__ is its own, live: reads, writes, update, deletes, copies
     "class P:\n    def __init__(self, a, **kw):\n        self.a = a\n        self.__dict__.update(kw)\n"
     "p = P(1, b=2, c=[3])\nprint(vars(p), p.__dict__ is vars(p), p.b, type(vars(p)), isinstance(vars(p), dict))\n"

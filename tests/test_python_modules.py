@@ -108,7 +108,7 @@ def test_what_the_copies_take_is_bounded(source, message):
     ("import statistics\nstatistics.sys", "2:1: AttributeError: module 'statistics' attribute 'sys' is outside "
      "gradcli's language"),
     ("import os", "1:1: ImportError: import of 'os' is outside gradcli's language: scripts can import only torch, "
-                  "abc, argparse, bisect, collections, contextlib, copy, dataclasses, enum, functools, heapq, inspect, io, itertools, json, math, operator, "
+                  "abc, argparse, bisect, collections, contextlib, copy, dataclasses, enum, functools, heapq, inspect, io, itertools, json, logging, math, operator, "
                   "pprint, random, statistics, string, sys, textwrap, time, types, typing and warnings"),
 ])
 def test_nothing_else_is_reachable(source, message):

@@ -512,7 +512,12 @@ def test_completes_imports_and_magics(session_shell, tmp_path, monkeypatch):
     assert [t for t, _ in completions("import i", session_shell)] == ["inspect", "io", "itertools"]
     assert [t for t, _ in completions("from io import ", session_shell)] == [
         "BytesIO", "DEFAULT_BUFFER_SIZE", "SEEK_CUR", "SEEK_END", "SEEK_SET", "StringIO", "UnsupportedOperation"]
+    assert [t for t, _ in completions("import lo", session_shell)] == ["logging"]
+    assert [t for t, _ in completions("from logging import getL", session_shell)] == [
+        "getLevelName", "getLevelNamesMapping", "getLogger", "getLoggerClass"]
     session_shell.execute("import io\nbuf = io.StringIO()")
+    session_shell.execute("import logging\nlog = logging.getLogger('x')")
+    assert [t for t, _ in completions("log.set", session_shell)] == ["setLevel"]
     assert [t for t, _ in completions("buf.read", session_shell)] == ["read", "readable", "readline", "readlines"]
     assert [t for t, _ in completions("%gr", session_shell)] == ["%graph"]
     assert [t for t, _ in completions("%graph o", session_shell)] == ["out"]

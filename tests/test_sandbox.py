@@ -16,7 +16,7 @@ from gradcli.engine.tensor import Tensor
 from gradcli.repl.shell import Options, Shell
 
 _OUTSIDE = "AttributeError: {} attribute '{}' is outside gradcli's language"
-_IMPORT = "ImportError: import of '{}' is outside gradcli's language: scripts can import only torch, abc, argparse, bisect, collections, contextlib, copy, dataclasses, enum, functools, heapq, inspect, io, itertools, json, math, operator, pprint, random, statistics, string, sys, textwrap, time, types, typing and warnings"
+_IMPORT = "ImportError: import of '{}' is outside gradcli's language: scripts can import only torch, abc, argparse, bisect, collections, contextlib, copy, dataclasses, enum, functools, heapq, inspect, io, itertools, json, logging, math, operator, pprint, random, statistics, string, sys, textwrap, time, types, typing and warnings"
 _BUILTIN = "NameError: name '{0}' is not defined: Python's builtin '{0}' is outside gradcli's language"
 _NO_FILES = "scripts cannot read or write files"
 _NO_ARRAYS = "scripts cannot reach numpy arrays (use .tolist() or .item())"
@@ -92,6 +92,26 @@ ESCAPES = [
      "3:1: AttributeError: 'Tensor' object has no attribute 'write'"),
     ("import textwrap\ntextwrap.TextWrapper", 1, "2:1: NotImplementedError: gradcli does not implement "
                                                  "textwrap.TextWrapper"),
+    # logging: the session's own loggers writing to the script's streams; no files, no process-wide hooks, no
+    # manager, no traceback in a record, methods only on their own class's objects
+    ("import logging\nlogging.basicConfig(filename='/tmp/x.log')", 1, "2:1: ValueError: logging.basicConfig("
+     "filename=...) is outside gradcli's language: scripts cannot write files or reach the network (log to a stream: "
+     "StreamHandler, basicConfig(stream=))"),
+    ("import logging.handlers", 1, "1:1: ImportError: import of 'logging.handlers' is outside gradcli's language: "
+     "scripts cannot write files or reach the network (log to a stream: StreamHandler, basicConfig(stream=))"),
+    ("import logging\nlogging.Logger.manager", 1, "2:1: AttributeError: type object 'Logger' attribute 'manager' is "
+     "outside gradcli's language"),
+    ("import logging\nlogging.setLoggerClass(dict)", 1, "2:1: AttributeError: module 'logging' attribute "
+     "'setLoggerClass' is outside gradcli's language: a script's loggers are logging.Logger objects (derive from it "
+     "and make one directly)"),
+    ("import logging\nlogging.root.__dict__", 1, "2:1: AttributeError: 'RootLogger' object attribute '__dict__' is "
+     "outside gradcli's language"),
+    ("import logging\nlogging.StreamHandler().stream.buffer", 1, "2:1: AttributeError: 'TextIOWrapper' object "
+     "attribute 'buffer' is outside gradcli's language"),
+    ("import logging\nlogging.Logger.__init__(print, 'x')", 1, "2:1: TypeError: Logger.__init__() of a "
+     "'builtin_function_or_method' object is outside gradcli's language: it takes logging.Logger objects"),
+    ("import logging\nlogging.makeLogRecord({'__array_interface__': {}})", 1, "2:1: AttributeError: setting "
+     "'__array_interface__' through an object's __dict__ is outside gradcli's language"),
     # types: SimpleNamespace only; its instances give what they hold and their __dict__, no other internals, and
     # a key the script puts in that dict reaches no Python machinery
     ("import types\ntypes.FunctionType", 1, "2:1: NotImplementedError: gradcli does not implement types.FunctionType"),

@@ -54,9 +54,12 @@ class EngineState:
         "warn",                 # warn(category, message): where the engine's warnings go (the session), or None
         "warning_filters",      # the warnings module's filters of the run (gradcli.language.pywarnings.Filters),
                                 # or None while a script has not changed CPython's default ones
-        "streams",              # (write(stream, text, args), flush(stream), file name, arguments): where sys.stdout and
-                                # sys.stderr write and what sys.argv says, set by the session running
-                                # (gradcli.language.pysys)
+        "logging",              # the logging module's state of the run (gradcli.language.pylogging.Run: its loggers,
+                                # the root's level and handlers), or None while a script has not used it
+        "streams",              # (write(stream, text, args), flush(stream), file name, arguments, source line(n),
+                                # error text(e)): where sys.stdout and sys.stderr write and what sys.argv says, set by
+                                # the session running (gradcli.language.pysys), and the script's lines and errors as
+                                # the logging module shows them (gradcli.language.pylogging)
         "redirects",            # contextlib.redirect_stdout/redirect_stderr in force: {'stdout' or 'stderr': the
                                 # script's object print and sys.stdout write to instead}, else None
         "warned_once",          # the keys of the warnings PyTorch gives once per process, given already
@@ -101,6 +104,7 @@ class EngineState:
         self.call_depth = 0
         self.call_limit = 1000         # (gradcli.language.compiler puts the language's own)
         self.warning_filters = None
+        self.logging = None
         self.streams = None
         self.redirects = None
         self.max_memory = 0
@@ -181,7 +185,7 @@ class EngineState:
                 self.parametrization_cache, self.sweep_targeted, self.meta_seen, self.complex_seen,
                 self.autocast, self.amp, self.multithreading,
                 self.warning_filters.copy() if self.warning_filters is not None else None, self.streams,
-                self.call_limit, self.sdp, self.redirects, self.warn_always, self.interop_threads)
+                self.call_limit, self.sdp, self.redirects, self.warn_always, self.interop_threads, self.logging)
 
     def restore(self, snap: tuple) -> None:
         (self.recording, self.inference, self.grad_in_inference, self.inference_seen, self.in_formula,
@@ -191,7 +195,8 @@ class EngineState:
          self.registry_epoch, self.vmap, self.fw_level,
          self.threads, self.default_device, devices, self.parametrization_cache, self.sweep_targeted,
          self.meta_seen, self.complex_seen, self.autocast, self.amp, self.multithreading, self.warning_filters,
-         self.streams, self.call_limit, self.sdp, self.redirects, self.warn_always, self.interop_threads) = snap
+         self.streams, self.call_limit, self.sdp, self.redirects, self.warn_always, self.interop_threads,
+         self.logging) = snap
         self.warned_once = set(warned)
         self.device_stack = list(devices)
         for name, value in zip(PrintOptions.__slots__, options):

@@ -1994,6 +1994,10 @@ def outside_import(module: str) -> Exception:
             return NotImplementedError(f"gradcli does not implement {module}")
         known = ", ".join(m for m in stdlib.modules() if m.startswith("torch"))
         return ImportError(f"import of '{module}' is outside gradcli's language: gradcli knows only {known} and math")
+    parent, _, name = module.rpartition(".")
+    reason = stdlib.refused_member(parent, name) if parent else None     # logging.handlers: files
+    if reason is not None:
+        return ImportError(f"import of '{module}' is outside gradcli's language: {reason}")
     tops = [m for m in stdlib.modules() if "." not in m]
     return ImportError(f"import of '{module}' is outside gradcli's language: scripts can import only "
                        f"{', '.join(tops[:-1])} and {tops[-1]}")

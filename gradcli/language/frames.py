@@ -40,26 +40,37 @@ def _language_files() -> frozenset:
     return _LANGUAGE_FILES
 
 
+# The compiler's functions that run a comprehension (their local `inner` is its scope), and the names CPython gives
+# each kind's frame
+_COMPREHENSION_CODES = frozenset(("Compiler._comprehension.<locals>.make", "Compiler._comprehension.<locals>.genexpr"))
+_COMPREHENSION_NAMES = {"list": "<listcomp>", "set": "<setcomp>", "dict": "<dictcomp>"}
+
+
 def _walk() -> list:
-    """[[env, function or None, line or None]] for the script's frames, innermost first. The line is where the
-    frame is: that of the innermost expression of its own that can fail (those closures hold their `line`)."""
+    """[[env, function or None, line or None, name or None]] for the script's frames, innermost first. The line is
+    where the frame is: that of the innermost expression of its own that can fail (those closures hold their
+    `line`); the name is a comprehension's ('<genexpr>'), found from the function that runs it."""
     files = _language_files()
     found: list = []
     frame = sys._getframe(1)
     while frame is not None:
         code = frame.f_code
+        if found and code.co_qualname in _COMPREHENSION_CODES and code.co_filename in files:
+            local = frame.f_locals
+            if found[-1][0] is local.get("inner") and found[-1][3] is None:
+                found[-1][3] = _COMPREHENSION_NAMES.get(local.get("kind"), "<genexpr>")
         if code in CALL_CODES:
             env = frame.f_locals.get("env")
             if found and found[-1][0] is env:
                 found[-1][1] = frame.f_locals.get("self")
             elif env is not None:
-                found.append([env, frame.f_locals.get("self"), None])
+                found.append([env, frame.f_locals.get("self"), None, None])
         elif code.co_filename in files and "env" in code.co_varnames:
             local = frame.f_locals
             env = local.get("env")
             if isinstance(env, dict):
                 if not found or found[-1][0] is not env:
-                    found.append([env, None, None])
+                    found.append([env, None, None, None])
                 if found[-1][2] is None and "line" in code.co_freevars and local.get("line").__class__ is int:
                     found[-1][2] = local["line"]
         frame = frame.f_back
@@ -115,7 +126,7 @@ def script_locals() -> dict:
     frames = _walk()
     if not frames:
         return {}
-    env, function, _ = frames[0]
+    env, function = frames[0][:2]
     return locals_of(env, function, _globals_of(frames))
 
 
@@ -142,7 +153,7 @@ class Frame:
 
     @property
     def f_locals(self) -> dict:
-        env, function, _ = self._frames[self._index]
+        env, function = self._frames[self._index][:2]
         return locals_of(env, function, _globals_of(self._frames))
 
     @property
@@ -160,14 +171,14 @@ class Frame:
     def f_lineno(self):
         """The line the frame is at: found again on the stack while it runs, else the last one seen."""
         entry = self._frames[self._index]
-        for env, _, line in _walk():
+        for env, _, line, _ in _walk():
             if env is entry[0] and line is not None:
                 entry[2] = line
                 break
         return entry[2]
 
     def name(self) -> str:
-        env, function, _ = self._frames[self._index]
+        env, function, _, comprehension = self._frames[self._index]
         if function is not None:
             return function.name
         if self._index == len(self._frames) - 1:
@@ -175,7 +186,7 @@ class Frame:
         qualname = env.get("__qualname__")
         if qualname.__class__ is str and env.get("__module__") == "__main__":
             return qualname.rpartition(".")[2]          # a class body
-        return "<listcomp>"            # (a comprehension: CPython names it after its kind)
+        return comprehension or "<listcomp>"       # (a comprehension: CPython names it after its kind)
 
     def __eq__(self, other):
         return other.__class__ is Frame and self._frames[self._index][0] is other._frames[other._index][0]

@@ -1524,6 +1524,8 @@ _MODULES = {
                   "suppress, ExitStack, redirect_stdout and redirect_stderr.",
     "io": "Python's io module, its in-memory streams: BytesIO (what torch.save writes into and torch.load reads) and "
           "StringIO (text, print(..., file=buf)); no files.",
+    "logging": "Python's logging module: getLogger, basicConfig, the levels, StreamHandler, Formatter, Filter and "
+               "LoggerAdapter, printing as CPython's does; what a script configures lasts its session; no files.",
     "enum": "Python's enum module: Enum, IntEnum, StrEnum, Flag, IntFlag, auto and unique, CPython's own.",
     "functools": "Python's functools module: reduce, partial, cmp_to_key, wraps and update_wrapper, the caches "
                  "(lru_cache, cache, cached_property), total_ordering, partialmethod and singledispatch.",
@@ -1687,7 +1689,8 @@ _TYPING_VALUES = {
 _PYTHON_MODULE_FILES = {"gradcli.language.pyabc": "abc", "gradcli.language.pycontextlib": "contextlib",
                         "gradcli.language.pytyping": "typing",
                         "gradcli.language.pyinspect": "inspect",
-                        "gradcli.language.pyenum": "enum", "_io": "io", "io": "io"}
+                        "gradcli.language.pyenum": "enum", "_io": "io", "io": "io",
+                        "gradcli.language.pylogging": "logging"}
 
 # statistics' functions: CPython's, so its results and errors (statistics.StatisticsError) are Python's
 _STATISTICS = {
@@ -1856,6 +1859,157 @@ _PYTHON_FUNCTIONS.update({
                                                                          "placeholder=' [...]'."),
     ("textwrap", "dedent"): ("textwrap.dedent(text)", "The text without the whitespace all its lines start with."),
     ("textwrap", "indent"): ("textwrap.indent(text, prefix, predicate=None)", "prefix added before the text's lines."),
+})
+
+
+# logging (gradcli.language.pylogging): its functions, by the name scripts call them by
+_LOG_CALL = "(msg, *args, exc_info=None, stack_info=False, stacklevel=1, extra=None)"
+_LOG_LEVELS = {"debug": "DEBUG", "info": "INFO", "warning": "WARNING", "error": "ERROR", "critical": "CRITICAL"}
+_PYTHON_FUNCTIONS.update({
+    ("logging", "basicConfig"): ("logging.basicConfig(*, level=None, format=None, datefmt=None, style='%', "
+                                 "stream=None, handlers=None, force=False)",
+                                 "Gives the root logger a handler (a StreamHandler on sys.stderr, or on stream, or "
+                                 "handlers) with a Formatter of format, datefmt and style, and sets its level; does "
+                                 "nothing if the root has a handler already, unless force=True. No filename=: scripts "
+                                 "write no files."),
+    ("logging", "getLogger"): ("logging.getLogger(name=None)", "The logger called name, the same object every time "
+                               "(the root logger without a name); 'a.b' is a child of 'a'. Scripts use "
+                               "getLogger(__name__)."),
+    ("logging", "getLoggerClass"): ("logging.getLoggerClass()", "logging.Logger, the class of the loggers getLogger "
+                                                                "makes."),
+    **{("logging", name): (f"logging.{name}{_LOG_CALL}", f"Logs msg % args at level {level} on the root logger, "
+                                                         "giving it basicConfig()'s handler first if it has none.")
+       for name, level in _LOG_LEVELS.items()},
+    ("logging", "warn"): (f"logging.warn{_LOG_CALL}", "logging.warning, deprecated (a DeprecationWarning)."),
+    ("logging", "exception"): (f"logging.exception{_LOG_CALL.replace('exc_info=None', 'exc_info=True')}",
+                               "Logs msg % args at level ERROR on the root logger, with the exception being handled "
+                               "(call it in an `except` block)."),
+    ("logging", "log"): ("logging.log(level, msg, *args, **kwargs)", "Logs msg % args at the level (an int) on the "
+                                                                     "root logger."),
+    ("logging", "disable"): ("logging.disable(level=CRITICAL)", "Drops every record at level or below, whatever the "
+                                                                "loggers' levels; disable(NOTSET) undoes it."),
+    ("logging", "getLevelName"): ("logging.getLevelName(level)", "The name of a level ('INFO' for 20), the level of "
+                                                                 "a name, or 'Level N'."),
+    ("logging", "addLevelName"): ("logging.addLevelName(level, levelName)", "Names a level: its records show the "
+                                                                           "name."),
+    ("logging", "getLevelNamesMapping"): ("logging.getLevelNamesMapping()", "The level names and their numbers, as a "
+                                                                            "new dict."),
+    ("logging", "makeLogRecord"): ("logging.makeLogRecord(dict)", "A LogRecord whose attributes are the dict's "
+                                                                  "items."),
+    ("logging", "shutdown"): ("logging.shutdown()", "Flushes the handlers of the session's loggers."),
+})
+# its classes and their methods, by their qualified names
+_PYTHON_NAMES.update({
+    ("logging", "Logger"): ("class Logger(name, level=NOTSET)", "A named channel of records: logger.info('epoch %d', "
+                            "e) makes a record if the level lets it through and hands it to its handlers and its "
+                            "ancestors'. getLogger(name) gives the one of a name."),
+    ("logging", "RootLogger"): ("class RootLogger(level)", "The class of logging.root, the logger at the top of the "
+                                                           "hierarchy."),
+    ("logging", "Handler"): ("class Handler(level=NOTSET)", "Where records go: a subclass defines emit(record); "
+                             "setLevel, setFormatter and addFilter choose which records and how they read."),
+    ("logging", "StreamHandler"): ("class StreamHandler(stream=None)", "A handler writing each record's text and a "
+                                   "newline to a stream: sys.stderr by default, sys.stdout or an io.StringIO."),
+    ("logging", "NullHandler"): ("class NullHandler(level=NOTSET)", "A handler that drops every record."),
+    ("logging", "Formatter"): ("class Formatter(fmt=None, datefmt=None, style='%', validate=True, *, defaults=None)",
+                               "Turns a record into text: fmt's fields ('%(levelname)s', '{name}', '$message') "
+                               "filled from the record's attributes; datefmt is asctime's strftime format."),
+    ("logging", "Filter"): ("class Filter(name='')", "Lets through the records of the logger called name and its "
+                            "descendants (all records for '')."),
+    ("logging", "Filterer"): ("class Filterer()", "The base of loggers and handlers: their filters."),
+    ("logging", "LoggerAdapter"): ("class LoggerAdapter(logger, extra=None)", "A logger with context: each record it "
+                                   "logs gets extra's items as attributes (process(msg, kwargs) adds them)."),
+    ("logging", "LogRecord"): ("class LogRecord(name, level, pathname, lineno, msg, args, exc_info, func=None, "
+                               "sinfo=None)", "One logged event: its logger's name, level, message and arguments, "
+                               "where and when it was logged."),
+    ("logging", "PercentStyle"): ("class PercentStyle(fmt, *, defaults=None)", "A Formatter's %-style fields."),
+    ("logging", "StrFormatStyle"): ("class StrFormatStyle(fmt, *, defaults=None)", "A Formatter's {}-style fields."),
+    ("logging", "StringTemplateStyle"): ("class StringTemplateStyle(fmt, *, defaults=None)", "A Formatter's $-style "
+                                                                                           "fields."),
+    **{("logging", f"{cls}.{name}"): (f"{cls}.{name}{_LOG_CALL}", f"Logs msg % args at level {level} if the "
+                                      "logger lets it through.")
+       for name, level in _LOG_LEVELS.items() for cls in ("Logger", "LoggerAdapter")},
+    **{("logging", f"{cls}.warn"): (f"{cls}.warn{_LOG_CALL}", "warning, deprecated (a DeprecationWarning).")
+       for cls in ("Logger", "LoggerAdapter")},
+    **{("logging", f"{cls}.exception"): (f"{cls}.exception{_LOG_CALL.replace('exc_info=None', 'exc_info=True')}",
+                                         "Logs msg % args at level ERROR with the exception being handled.")
+       for cls in ("Logger", "LoggerAdapter")},
+    **{("logging", f"{cls}.log"): (f"{cls}.log(level, msg, *args, **kwargs)", "Logs msg % args at the level (an "
+                                                                            "int) if the logger lets it through.")
+       for cls in ("Logger", "LoggerAdapter")},
+    **{("logging", f"{cls}.setLevel"): (f"{cls}.setLevel(level)", "Sets the level (an int or a name such as "
+                                        "'INFO'): records below it are dropped.") for cls in ("Logger", "LoggerAdapter")},
+    ("logging", "Handler.setLevel"): ("Handler.setLevel(level)", "Sets the level (an int or a name): the handler "
+                                                                 "drops records below it."),
+    ("logging", "Logger.getEffectiveLevel"): ("Logger.getEffectiveLevel()", "The level in force: the logger's own, or "
+                                              "its nearest ancestor's that is set."),
+    ("logging", "LoggerAdapter.getEffectiveLevel"): ("LoggerAdapter.getEffectiveLevel()", "The level in force of its "
+                                                                                          "logger."),
+    ("logging", "Logger.isEnabledFor"): ("Logger.isEnabledFor(level)", "Whether a record of the level would be made."),
+    ("logging", "LoggerAdapter.isEnabledFor"): ("LoggerAdapter.isEnabledFor(level)", "Whether its logger would make "
+                                                                                     "a record of the level."),
+    ("logging", "Logger.addHandler"): ("Logger.addHandler(hdlr)", "Adds a handler (once)."),
+    ("logging", "Logger.removeHandler"): ("Logger.removeHandler(hdlr)", "Removes a handler if it is there."),
+    ("logging", "Logger.hasHandlers"): ("Logger.hasHandlers()", "Whether the logger or an ancestor it propagates to "
+                                                                "has a handler."),
+    ("logging", "LoggerAdapter.hasHandlers"): ("LoggerAdapter.hasHandlers()", "Whether its logger has handlers."),
+    ("logging", "Logger.getChild"): ("Logger.getChild(suffix)", "The logger called name.suffix."),
+    ("logging", "Logger.handle"): ("Logger.handle(record)", "Hands a record to the handlers (unless the logger is "
+                                                            "disabled or a filter drops it)."),
+    ("logging", "Logger.callHandlers"): ("Logger.callHandlers(record)", "Hands a record to the handlers of the "
+                                         "logger and its ancestors while they propagate; to sys.stderr if none."),
+    ("logging", "Logger.findCaller"): ("Logger.findCaller(stack_info=False, stacklevel=1)", "(file name, line, "
+                                       "function name, stack) of the script's line that logs."),
+    ("logging", "Logger.makeRecord"): ("Logger.makeRecord(name, level, fn, lno, msg, args, exc_info, func=None, "
+                                       "extra=None, sinfo=None)", "A LogRecord, with extra's items as attributes."),
+    ("logging", "LoggerAdapter.process"): ("LoggerAdapter.process(msg, kwargs)", "The message and keyword arguments "
+                                           "to log: kwargs with the adapter's extra (a subclass may change the message)."),
+    ("logging", "Filterer.addFilter"): ("addFilter(filter)", "Adds a filter (a Filter, an object with a filter "
+                                        "method, or a function of a record returning whether to keep it)."),
+    ("logging", "Filterer.removeFilter"): ("removeFilter(filter)", "Removes a filter if it is there."),
+    ("logging", "Filterer.filter"): ("filter(record)", "Whether every filter keeps the record."),
+    ("logging", "Filter.filter"): ("Filter.filter(record)", "Whether the record's logger is the filter's name or a "
+                                                            "descendant."),
+    ("logging", "Handler.setFormatter"): ("Handler.setFormatter(fmt)", "The Formatter that turns records into text."),
+    ("logging", "Handler.format"): ("Handler.format(record)", "The record's text, by the handler's formatter (or "
+                                                              "'%(message)s')."),
+    ("logging", "Handler.emit"): ("Handler.emit(record)", "Writes the record somewhere: what a subclass defines."),
+    ("logging", "Handler.handle"): ("Handler.handle(record)", "Emits the record if the filters keep it."),
+    ("logging", "Handler.handleError"): ("Handler.handleError(record)", "Reports on sys.stderr a record that could "
+                                                                        "not be emitted; the run goes on."),
+    ("logging", "Handler.flush"): ("Handler.flush()", "Flushes what the handler wrote."),
+    ("logging", "Handler.close"): ("Handler.close()", "Marks the handler closed."),
+    ("logging", "Handler.get_name"): ("Handler.get_name()", "The handler's name (its name attribute)."),
+    ("logging", "Handler.set_name"): ("Handler.set_name(name)", "Names the handler."),
+    ("logging", "Handler.acquire"): ("Handler.acquire()", "Does nothing (scripts run in one thread)."),
+    ("logging", "Handler.release"): ("Handler.release()", "Does nothing (scripts run in one thread)."),
+    ("logging", "Handler.createLock"): ("Handler.createLock()", "Does nothing (scripts run in one thread)."),
+    ("logging", "StreamHandler.emit"): ("StreamHandler.emit(record)", "Writes the record's text and the terminator "
+                                                                      "to the stream."),
+    ("logging", "StreamHandler.flush"): ("StreamHandler.flush()", "Flushes the stream."),
+    ("logging", "StreamHandler.setStream"): ("StreamHandler.setStream(stream)", "Writes to stream from now on; "
+                                             "returns the old one (None if it is the same)."),
+    ("logging", "NullHandler.emit"): ("NullHandler.emit(record)", "Does nothing."),
+    ("logging", "NullHandler.handle"): ("NullHandler.handle(record)", "Does nothing."),
+    ("logging", "NullHandler.createLock"): ("NullHandler.createLock()", "Does nothing."),
+    ("logging", "Formatter.format"): ("Formatter.format(record)", "The record's text: the message (msg % args), the "
+                                      "format's fields, then the exception and stack it carries."),
+    ("logging", "Formatter.formatTime"): ("Formatter.formatTime(record, datefmt=None)", "The record's time: "
+                                          "time.strftime(datefmt), or '2024-01-31 12:00:00,123'."),
+    ("logging", "Formatter.formatException"): ("Formatter.formatException(ei)", "The text of an exc_info tuple's "
+                                               "exception, as gradcli shows a script's error."),
+    ("logging", "Formatter.formatMessage"): ("Formatter.formatMessage(record)", "The format's fields filled from "
+                                                                                "the record."),
+    ("logging", "Formatter.formatStack"): ("Formatter.formatStack(stack_info)", "The stack's text (as it is)."),
+    ("logging", "Formatter.usesTime"): ("Formatter.usesTime()", "Whether the format shows asctime."),
+    ("logging", "LogRecord.getMessage"): ("LogRecord.getMessage()", "The message: str(msg) % args."),
+    ("logging", "PercentStyle.format"): ("format(record)", "The format's fields filled from the record."),
+    ("logging", "PercentStyle.usesTime"): ("usesTime()", "Whether the format shows asctime."),
+    ("logging", "PercentStyle.validate"): ("validate()", "Checks the format has fields of the style (ValueError if "
+                                                         "not)."),
+    ("logging", "StrFormatStyle.validate"): ("validate()", "Checks the format's {}-fields (ValueError if they are "
+                                                           "wrong or missing)."),
+    ("logging", "StringTemplateStyle.usesTime"): ("usesTime()", "Whether the format shows $asctime."),
+    ("logging", "StringTemplateStyle.validate"): ("validate()", "Checks the format has $-fields (ValueError if not)."),
 })
 # Python's dataclasses functions, as scripts hold them (gradcli.language.pydataclasses)
 _DATACLASSES = {

@@ -33,7 +33,7 @@ _PYTHON_MODULES = {"random": None, "functools": _functools, "string": None, "sta
                    "collections": pycollections._collections, "copy": None, "typing": None,
                    "dataclasses": None, "warnings": None, "json": None,
                    "heapq": None, "bisect": None, "pprint": None, "textwrap": None, "abc": None, "contextlib": None,
-                   "enum": None, "io": None, "types": None, "argparse": None}
+                   "enum": None, "io": None, "logging": None, "types": None, "argparse": None}
 
 
 class ScriptModule:
@@ -1294,6 +1294,7 @@ WARNINGS = _later_python("warnings", "pywarnings")       # its filters govern th
 SYS = _later_python("sys", "pysys")                      # a safe part
 JSON = _later_python("json", "pyjson")
 IO = _later_python("io", "pyio")                         # the in-memory streams
+LOGGING = _later_python("logging", "pylogging")          # its state lasts one session
 HEAPQ = _later_python("heapq", "pysorting", "heapq_members")
 BISECT = _later_python("bisect", "pysorting", "bisect_members")
 PPRINT = _later_python("pprint", "pytext", "pprint_members")
@@ -1332,7 +1333,7 @@ OPAQUE_CLASSES: dict = {}
 
 
 _PARTIAL_MODULES = ("typing", "dataclasses", "statistics", "warnings", "sys", "json", "heapq", "bisect", "pprint",
-                    "textwrap", "abc", "contextlib", "enum", "functools", "io", "inspect", "types", "argparse")
+                    "textwrap", "abc", "contextlib", "enum", "functools", "io", "inspect", "logging", "types", "argparse")
 # Names of Python's modules that gradcli leaves out of the language, with the reason
 _NO_FILES = "gradcli's io has the in-memory streams (BytesIO, StringIO) only: scripts cannot read or write files"
 REFUSED_MEMBERS = {"contextlib": {"chdir": "scripts cannot reach files or directories"},
@@ -1423,7 +1424,7 @@ _TOP = {"torch": TORCH, "math": MATH, "random": RANDOM, "itertools": ITERTOOLS, 
         "dataclasses": DATACLASSES, "operator": OPERATOR, "statistics": STATISTICS, "warnings": WARNINGS,
         "sys": SYS, "json": JSON, "heapq": HEAPQ, "bisect": BISECT,
         "pprint": PPRINT, "textwrap": TEXTWRAP, "abc": ABC, "contextlib": CONTEXTLIB, "enum": ENUM, "io": IO,
-        "inspect": INSPECT, "types": TYPES, "argparse": ARGPARSE}
+        "inspect": INSPECT, "logging": LOGGING, "types": TYPES, "argparse": ARGPARSE}
 
 
 def modules() -> tuple:
@@ -1692,7 +1693,7 @@ def _is_package(path: str) -> bool:
             return True
         parent, _, name = path.rpartition(".")
         return "__init__.py" in (torchapi.text(parent, name) or "")
-    return path == "collections"
+    return path in ("collections", "logging")
 
 
 # ------------------------------------------------------------------------------------------ builtins
