@@ -16,7 +16,7 @@ from gradcli.engine.tensor import Tensor
 from gradcli.repl.shell import Options, Shell
 
 _OUTSIDE = "AttributeError: {} attribute '{}' is outside gradcli's language"
-_IMPORT = "ImportError: import of '{}' is outside gradcli's language: scripts can import only torch, abc, bisect, collections, contextlib, copy, dataclasses, enum, functools, heapq, inspect, io, itertools, json, math, operator, pprint, random, statistics, string, sys, textwrap, time, types, typing and warnings"
+_IMPORT = "ImportError: import of '{}' is outside gradcli's language: scripts can import only torch, abc, bisect, collections, contextlib, copy, dataclasses, enum, functools, heapq, inspect, io, itertools, json, math, operator, pprint, random, re, statistics, string, sys, textwrap, time, types, typing, unicodedata and warnings"
 _BUILTIN = "NameError: name '{0}' is not defined: Python's builtin '{0}' is outside gradcli's language"
 _NO_FILES = "scripts cannot read or write files"
 _NO_ARRAYS = "scripts cannot reach numpy arrays (use .tolist() or .item())"
