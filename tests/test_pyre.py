@@ -37,7 +37,8 @@ SNIPPETS = [
     "print(p.search('xx foo 7', 3), p.search('xx foo 7', 0, 4), p.findall('a 1 b 2', 0, 5), p.findall('a 1 b 2', -5, 100))\n"
     "print([m.span() for m in p.finditer('a 1 b 2 c 3', 2)], p.split('a 1 b 2 c'), p.sub('<\\\\2>', 'a 1 b 2'))\n"
     "print(p.subn(r'\\g<num>:\\g<word>', 'a 1 b 2', 1), p.split('a 1 b 2 c', 1), p == re.compile(p.pattern, p.flags))\n"
-    "print(hash(p) == hash(re.compile(p.pattern, re.I | re.M)), re.compile(p) is p, re.compile('a') is re.compile('a'))\n",
+    "print(hash(p) == hash(re.compile(p.pattern, re.I | re.M)), re.compile(p) is p, re.compile('a') is re.compile('a'))\n"
+    "print(re.I.name, re.I.value, type(re.I), re.RegexFlag, (re.I | re.M).name, re.RegexFlag(3), re.I & 2, ~re.I)\n",
     # Match objects
     "import re\nm = re.search(r'(?P<a>x)(y)?(?P<c>z)', '--xz--')\n"
     "print(m, repr(m), bool(m), m.group(), m.group(0), m.group(1, 2, 3), m.group('a', 'c'), m[0], m[1], m[2], m['c'])\n"

@@ -35,6 +35,7 @@ PATTERN_NAMES = frozenset(("pattern", "flags", "groups", "groupindex", "match", 
 MATCH_NAMES = frozenset(("group", "groups", "groupdict", "start", "end", "span", "expand", "string", "re", "pos",
                          "endpos", "lastindex", "lastgroup"))
 ERROR_FIELDS = frozenset(("msg", "pattern", "pos", "lineno", "colno"))
+FLAG_FIELDS = frozenset(("name", "value"))
 _INTERNAL = "it is internal to CPython's matcher"
 
 
@@ -487,10 +488,11 @@ def re_members() -> dict:
     access.allow_bounded(Pattern, PATTERN_NAMES, PATTERN_METHODS)
     access.allow_bounded(Match, MATCH_NAMES, MATCH_METHODS)
     access.allow_held(_re.error, ERROR_FIELDS)
+    access.allow_held(_re.RegexFlag, FLAG_FIELDS)
     access.REFUSED_HELD[Pattern] = {"scanner": _INTERNAL}
     access.REFUSED_HELD[Match] = {"regs": _INTERNAL}
     stdlib._TYPE_NAMES.update({Pattern: "re.Pattern", Match: "re.Match"})
-    stdlib._HELD_CLASSES.update({Pattern: Pattern, Match: Match})      # type(m) is re.Match
+    stdlib._HELD_CLASSES.update({Pattern: Pattern, Match: Match, _re.RegexFlag: _re.RegexFlag})    # type(m) is re.Match
     copying.STATE_COPIED.update((Pattern, Match))                       # (their copies are themselves)
     members = {name: Builtin("re", name, fn) for name, fn in (
         ("compile", compile), ("match", match), ("fullmatch", fullmatch), ("search", search), ("sub", _sub),
