@@ -77,7 +77,9 @@ SNIPPETS = [
     "t(lambda: len(re.match('a', 'a')))\nt(lambda: list(re.match('a', 'a')))\nt(lambda: re.Pattern())\n"
     "t(lambda: re.match('a', 'a').foo)\nt(lambda: re.compile('a').foo)\nt(lambda: re.split('a', 'b', 'c'))\n"
     "t(lambda: re.sub('a', 'b', 'a', 'x'))\nt(lambda: re.escape(5))\nt(lambda: re.findall('a', None))\n"
-    "t(lambda: re.compile('(?P<x>a)').sub(r'\\g<-1>', 'a'))\nt(lambda: re.compile('a', flags='x'))\n",
+    "t(lambda: re.compile('(?P<x>a)').sub(r'\\g<-1>', 'a'))\nt(lambda: re.compile('a', flags='x'))\n"
+    "t(lambda: re.compile('a', 1.5))\nt(lambda: re.compile('a', []))\nt(lambda: re.compile('a', None))\n"
+    "import enum\nclass F(enum.IntFlag):\n    I = 2\nprint(re.compile('a', True), re.compile('A', F.I).match('a'))\n",
     # a replacement function that is a script's: its calls, its errors, state it keeps
     "import re\ncount = {'n': 0}\ndef up(m):\n    count['n'] += 1\n    return m.group(1).upper() + str(m.start())\n"
     "print(re.sub(r'(\\w+)', up, 'ab cd ef'), count, re.subn(r'(\\w)', up, 'xy', count=1))\n"
@@ -241,7 +243,10 @@ CATASTROPHIC = [
     "re.findall(r'(?:a+)+$', 'a' * 50 + 'b')",
     "re.fullmatch(r'(a|a)*', 'a' * 60 + 'b')",
     "list(re.finditer(r'(a+)+$', 'a' * 50 + 'b'))",
-    "re.findall(r'a', 'a' * 10 ** 8)",
+    # long inputs: a quadratic scan of a million characters
+    "re.findall(r'\\w+\\d', 'a' * 10 ** 6)",
+    "re.sub(r'\\w+\\d', '', 'a' * 10 ** 6)",
+    "re.compile(r'\\w+\\d').search('a' * 10 ** 6, 5)",
 ]
 
 

@@ -58,11 +58,23 @@ class _Caught:
 
     def __exit__(self, *exc):
         self.context.__exit__(*exc)
-        self.items = [(w.category.__name__, str(w.message)) for w in self.items]
+        # (those CPython places in re's own files, as re.TEMPLATE's DeprecationWarning, are library warnings its
+        # default filters do not show; the parser's own name the caller's line: here, pyre's)
+        self.items = [(w.category.__name__, str(w.message)) for w in self.items if not w.filename.startswith(_RE_DIR)]
         return False
 
 
+_RE_DIR = _re.__file__.rpartition("/")[0] + "/"
+
+
 _GIVEN: dict = {}       # key of a compiled pattern or template -> the warnings CPython gave compiling it
+_MAX_KEPT = 512         # (as CPython's cache of patterns: the oldest forgotten first)
+
+
+def _keep(table: dict, key, value) -> None:
+    if len(table) >= _MAX_KEPT:
+        del table[next(iter(table))]
+    table[key] = value
 
 
 def _give(key) -> None:
@@ -80,9 +92,12 @@ def _compile(pattern, flags):
     """re._compile(pattern, flags), as re.compile and the module's functions call it, bounded and checked."""
     if isinstance(pattern, _BYTES):
         raise TypeError(_NO_BYTES)
-    if isinstance(flags, _re.RegexFlag):
-        flags = flags.value
-    if not isinstance(pattern, str) or flags.__class__ is not int:
+    if isinstance(flags, int):
+        flags = int.__index__(flags)        # (re.I, True, a script's IntFlag member: the number, as CPython keys it)
+    elif isinstance(pattern, str):          # (CPython would call a script's __and__, and its dump on a true result)
+        hash(flags)
+        raise TypeError(f"unsupported operand type(s) for &: '{type(flags).__name__}' and 'RegexFlag'")
+    if not isinstance(pattern, str):
         return _re._compile(pattern, flags)         # (a Pattern; CPython's errors)
     if flags & _DEBUG:
         raise NotImplementedError("gradcli does not implement re.DEBUG: its dump of a pattern writes to the "
@@ -97,7 +112,7 @@ def _compile(pattern, flags):
         with _Caught() as caught:
             compiled = _re._compile(pattern, flags)
         if caught.items:
-            _GIVEN[key] = caught.items
+            _keep(_GIVEN, key, caught.items)
     _give(key)
     return compiled
 
@@ -108,7 +123,7 @@ def _template(repl: str, pattern: Pattern):
         template = _re._compile_repl(repl, pattern)
     key = ("repl", repl, pattern)
     if caught.items:
-        _GIVEN[key] = caught.items
+        _keep(_GIVEN, key, caught.items)
     _give(key)
     return template
 
@@ -155,15 +170,13 @@ class _Shape:
 
 
 _SHAPES: dict = {}
-_MAX_SHAPES = 512       # as CPython's cache of patterns
 
 
 def _shape(pattern: Pattern) -> _Shape:
     shape = _SHAPES.get(pattern)
     if shape is None:
-        if len(_SHAPES) >= _MAX_SHAPES:
-            del _SHAPES[next(iter(_SHAPES))]
-        shape = _SHAPES[pattern] = _Shape(pattern)
+        shape = _Shape(pattern)
+        _keep(_SHAPES, pattern, shape)
     return shape
 
 
