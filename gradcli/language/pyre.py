@@ -117,13 +117,43 @@ def _compile(pattern, flags):
     return compiled
 
 
-def _template(repl: str, pattern: Pattern):
-    """CPython's compiled replacement template ([(index, group)], literals), its warnings given."""
-    with _Caught() as caught:
-        template = _re._compile_repl(repl, pattern)
+class _Template:
+    """A replacement string as CPython's sub compiles it (re._compile_repl): its group references and literal
+    parts, their length, and the replacement CPython's C sub is given (the literal, or a function expanding the
+    template, as re._subx makes them), so the C function never parses a template itself."""
+
+    __slots__ = ("parsed", "refs", "literal", "plain")
+
+    def __init__(self, parsed):
+        self.parsed = parsed
+        self.refs = [group for _, group in parsed[0]]
+        self.literal = sum(len(text) for text in parsed[1] if text)
+        if not parsed[0] and len(parsed[1]) == 1 and "\\" not in parsed[1][0]:
+            self.plain = parsed[1][0]       # (CPython's C sub takes a string without a backslash as it is)
+        else:
+            self.plain = lambda m: _parser.expand_template(parsed, m)
+
+    def counted(self, m):
+        """The match's replacement, refused when it alone would pass the bound (before it is made)."""
+        spans = m.regs
+        if self.literal + sum([spans[g][1] - spans[g][0] for g in self.refs]) > STATE.max_items:
+            raise bounds.built_too_many("str")
+        return _parser.expand_template(self.parsed, m)
+
+
+_TEMPLATES: dict = {}
+
+
+def _template(repl: str, pattern: Pattern) -> _Template:
+    """The compiled replacement, its warnings given (once a template and run, as CPython's cache gives them)."""
     key = ("repl", repl, pattern)
-    if caught.items:
-        _keep(_GIVEN, key, caught.items)
+    template = _TEMPLATES.get(key)
+    if template is None:
+        with _Caught() as caught:
+            template = _Template(_re._compile_repl(repl, pattern))
+        if caught.items:
+            _keep(_GIVEN, key, caught.items)
+        _keep(_TEMPLATES, key, template)
     _give(key)
     return template
 
@@ -213,11 +243,16 @@ _UNSET = object()
 def _bind(args: tuple, kwargs: dict, names: tuple, defaults: dict):
     """The arguments as CPython's C method takes them, in order, or None when it would refuse them (then it is
     called, and gives its own error)."""
-    if len(args) > len(names):
+    given = len(args)
+    if given > len(names):
         return None
-    values = list(args) + [_UNSET] * (len(names) - len(args))
+    if not kwargs:
+        if all(name in defaults for name in names[given:]):
+            return [*args, *[defaults[name] for name in names[given:]]]
+        return None
+    values = list(args) + [_UNSET] * (len(names) - given)
     for key, value in kwargs.items():
-        if key not in names or names.index(key) < len(args):
+        if key not in names or names.index(key) < given:
             return None
         values[names.index(key)] = value
     for i, value in enumerate(values):
@@ -244,6 +279,9 @@ def findall(pattern: Pattern, /, *args, **kwargs):
         return pattern.findall(*args, **kwargs)
     string, pos, endpos = bound
     window, g = _window(string, pos, endpos), pattern.groups
+    most = 2 * window + 1
+    if most * (1 + g) <= STATE.max_items and window + most * g * len(string) <= STATE.max_items:
+        return pattern.findall(*args, **kwargs)         # (short strings: at once)
     shape = _shape(pattern)
     count = _count(shape, window, 0)
     slots = 1 + (g if g > 1 else 0)
@@ -263,6 +301,8 @@ def split(pattern: Pattern, /, *args, **kwargs):
         return pattern.split(*args, **kwargs)
     string, maxsplit = bound
     n, g = len(string), pattern.groups
+    if (2 * n + 2) * (1 + g) <= STATE.max_items and n + (2 * n + 1) * g * n <= STATE.max_items:
+        return pattern.split(*args, **kwargs)           # (short strings: at once)
     shape = _shape(pattern)
     count = 0 if maxsplit < 0 else _count(shape, n, maxsplit)
     text = n + sum(_group_text(shape, i, count, n, n) for i in range(1, g + 1))
@@ -331,30 +371,14 @@ def _substituted(pattern: Pattern, name: str, args: tuple, kwargs: dict):
         return method(*args, **kwargs)
     template = _template(repl, pattern)
     n = len(string)
-    shape = _shape(pattern)
-    matches = _count(shape, n, count)
-    literal = sum(len(text) for text in template[1] if text)
-    size = n + matches * literal + sum(_group_text(shape, group, matches, n, n) for _, group in template[0])
-    if size <= STATE.max_items:
-        return method(*args, **kwargs)
-    return method(_Counted(_expander(template), n), string, count)
-
-
-def _expander(template):
-    """The replacement of each match as the template makes it, its length counted before it is made."""
-    groups, literals = template
-    fixed = sum(len(text) for text in literals if text)
-    if not groups:
-        text = literals[0] if literals else ""
-        return lambda m: text
-    refs = [group for _, group in groups]
-
-    def expand(m):
-        spans = m.regs
-        if fixed + sum(spans[g][1] - spans[g][0] for g in refs if spans[g][0] >= 0) > STATE.max_items:
-            raise bounds.built_too_many("str")
-        return _parser.expand_template(template, m)
-    return expand
+    room = STATE.max_items
+    if n + (2 * n + 1) * (template.literal + len(template.refs) * n) > room:     # (short strings: at once)
+        shape = _shape(pattern)
+        matches = _count(shape, n, count)
+        size = n + matches * template.literal + sum(_group_text(shape, g, matches, n, n) for g in template.refs)
+        if size > room:
+            return method(_Counted(template.counted, n), string, count)
+    return method(template.plain, string, count)
 
 
 class _Counted:
@@ -409,12 +433,13 @@ def groupdict(m: Match, /, *args, **kwargs):
 
 def expand(m: Match, /, *args, **kwargs):
     bound = _bind(args, kwargs, ("template",), {})
-    if bound is not None and _text(bound[0]):
-        refs, literals = _template(bound[0], m.re)
-        n = sum(len(text) for text in literals if text) + _groups_text(m, [g for _, g in refs])
-        if n > STATE.max_items:
-            raise _too_many("str", n)
-    return m.expand(*args, **kwargs)
+    if bound is None or not _text(bound[0]):
+        return m.expand(*args, **kwargs)
+    template = _template(bound[0], m.re)
+    n = template.literal + _groups_text(m, template.refs)
+    if n > STATE.max_items:
+        raise _too_many("str", n)
+    return _parser.expand_template(template.parsed, m)      # (CPython's Match.expand: re._expand, parsed here)
 
 
 # ------------------------------------------------------------------------------------- the module's functions
