@@ -82,6 +82,10 @@ SNIPPETS = [
     "import enum\nclass F(enum.IntFlag):\n    I = 2\nprint(re.compile('a', True), re.compile('A', F.I).match('a'))\n",
     # keyword arguments and argument errors of the methods gradcli bounds: CPython's own
     "import re\np = re.compile(r'(\\w)(\\d)?')\nprint(p.sub(repl='x', string='abc'), p.subn(repl=r'\\1', string='a1b', count=1), p.split(string='a b', maxsplit=1))\nprint(p.findall(string='a1 b2', pos=1), p.findall('a1 b2', endpos=2), p.finditer(string='ab', pos=1).__class__)\nm = p.match('a')\nprint(m.expand(template=r'\\1'), m.groups(default=''), m.group(), m.groupdict(default=1), m.group(0, 1, 2))\nprint(re.sub(pattern='a', repl='b', string='a'), re.split(pattern=',', string='a,b', maxsplit=1))\nprint(re.findall(pattern='a', string='aa', flags=re.I), re.subn('a', count=1, repl='b', string='aa'))\nfor f in [lambda: p.sub('x'), lambda: p.sub('x', 'a', 1, 2), lambda: p.sub('x', 'a', count='1'), lambda: p.split('a', maxsplit='x'),\n          lambda: p.findall('a', 1, 2, 3), lambda: m.expand(), lambda: m.expand(5), lambda: m.groups(1, 2), lambda: m.group(1.5),\n          lambda: p.sub('x', string=5), lambda: p.split(5), lambda: p.sub(lambda: 1, 'a'), lambda: re.escape(None),\n          lambda: p.findall('aa', 'x'), lambda: p.sub(None, 'a'), lambda: p.subn('\\\\', 'a')]:\n    try:\n        print(repr(f()))\n    except Exception as e:\n        print(type(e).__name__, e)\n",
+    # Pattern and Match among the language's other values: json, copies, formatting, dict keys, ordering
+    TRY + "import re, json, copy\nm = re.match('a', 'a')\nt(lambda: json.dumps(m))\nt(lambda: copy.deepcopy(m) is m)\n"
+    "t(lambda: str(re.compile('a')))\nt(lambda: f'{m}')\nt(lambda: '{0.re.pattern}'.format(m))\n"
+    "t(lambda: {re.compile('a'): 1}[re.compile('a')])\nt(lambda: sorted([re.compile('b'), re.compile('a')]))\n",
     # a replacement function that is a script's: its calls, its errors, state it keeps
     "import re\ncount = {'n': 0}\ndef up(m):\n    count['n'] += 1\n    return m.group(1).upper() + str(m.start())\n"
     "print(re.sub(r'(\\w+)', up, 'ab cd ef'), count, re.subn(r'(\\w)', up, 'xy', count=1))\n"
@@ -152,6 +156,16 @@ def test_reprs_and_help():
 ])
 def test_errors(source, message):
     assert located_error(source) == message
+
+
+def test_torch_save_takes_a_pattern_and_refuses_a_match():
+    """Checked against PyTorch 2.13: a Pattern pickles (as re._compile and its arguments), a Match does not."""
+    out = gradcli_output("import re, io, torch\nb = io.BytesIO()\ntorch.save({'p': re.compile('a+', re.I)}, b)\n"
+                         "b.seek(0)\nprint(torch.load(b, weights_only=False))\nb.seek(0)\ntry:\n    torch.load(b)\n"
+                         "except Exception as e:\n    print(type(e).__name__, 'GLOBAL re._compile was not an allowed' in "
+                         "str(e))\ntry:\n    torch.save(re.match('a', 'a'), io.BytesIO())\nexcept TypeError as e:\n"
+                         "    print(e)\n")
+    assert out == ("{'p': re.compile('a+', re.IGNORECASE)}\nUnpicklingError True\ncannot pickle 're.Match' object\n")
 
 
 def test_the_parsers_warnings_are_the_scripts():

@@ -532,6 +532,7 @@ def re_members() -> dict:
     stdlib._TYPE_NAMES.update({Pattern: "re.Pattern", Match: "re.Match"})
     stdlib._HELD_CLASSES.update({Pattern: Pattern, Match: Match, _re.RegexFlag: _re.RegexFlag})    # type(m) is re.Match
     copying.STATE_COPIED.update((Pattern, Match))                       # (their copies are themselves)
+    copying.UNPICKLABLE.add(Match)
     members = {name: Builtin("re", name, fn) for name, fn in (
         ("compile", compile), ("match", match), ("fullmatch", fullmatch), ("search", search), ("sub", _sub),
         ("subn", _subn), ("split", _split), ("findall", _findall), ("finditer", finditer), ("escape", escape),
