@@ -184,6 +184,15 @@ def test_the_parsers_warnings_are_the_scripts():
         assert out.getvalue() == "[('FutureWarning', 'Possible set difference at position 4', 9)]\n"
 
 
+def test_a_warning_before_an_error_is_given_too():
+    out, err = io.StringIO(), io.StringIO()
+    Session(out=out, err=err).run_source("import re\ntry:\n    re.compile('[[a')\nexcept re.error as e:\n"
+                                         "    print(e)\n", "w.grad")
+    assert (out.getvalue(), err.getvalue()) == ("unterminated character set at position 0\n",
+                                                "w.grad:3: FutureWarning: Possible nested set at position 1\n"
+                                                "  re.compile('[[a')\n")
+
+
 # What these build is refused past the bound, before the memory is asked for: an empty pattern replaced by a long
 # text at every position, many groups over a long string, lookahead groups holding the rest of the string at each
 # position, a template repeating a group, a replacement function's long results, a long pattern

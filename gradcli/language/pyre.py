@@ -25,7 +25,7 @@ from gradcli.engine.state import STATE
 from gradcli.language import bounds
 
 Pattern, Match = _re.Pattern, _re.Match
-_DEBUG, _TEMPLATE = _re.DEBUG.value, _re.TEMPLATE.value
+_DEBUG = _re.DEBUG.value
 _BYTES = (bytes, bytearray, memoryview)
 _NO_BYTES = "re on bytes is outside gradcli's language: patterns and strings are str (scripts have no bytes literals)"
 _CHARS_PER_ITEM = 8         # a pattern compiles to about 120 bytes a character: at most max_items // 8 characters
@@ -56,11 +56,14 @@ class _Caught:
         _warnings.simplefilter("always")
         return self
 
-    def __exit__(self, *exc):
-        self.context.__exit__(*exc)
+    def __exit__(self, kind, error, trace):
+        self.context.__exit__(kind, error, trace)
         # (those CPython places in re's own files, as re.TEMPLATE's DeprecationWarning, are library warnings its
         # default filters do not show; the parser's own name the caller's line: here, pyre's)
         self.items = [(w.category.__name__, str(w.message)) for w in self.items if not w.filename.startswith(_RE_DIR)]
+        if isinstance(error, Exception) and self.items and STATE.warn is not None:
+            for category, message in self.items:        # given before the error, as CPython gives them
+                STATE.warn(category, message)
         return False
 
 
