@@ -28,7 +28,7 @@ DEBUG = os.environ.get("GRADCLI_TRACEBACK", "").strip().lower() not in ("", "0",
 # compiler.MAX_EXPRESSION_DEPTH; each of their levels costs a few Python frames.
 RECURSION_LIMIT = 20000
 # The Python modules whose exception classes scripts meet: CPython's traceback names these with their module
-_PYTHON_MODULE_ERRORS = frozenset(("dataclasses", "_pickle", "json.decoder", "io"))
+_PYTHON_MODULE_ERRORS = frozenset(("dataclasses", "_pickle", "json.decoder", "io", "re"))
 
 
 # `typing`, `dataclasses` and `operator` (gradcli.language.pytyping, pydataclasses, pyoperator) import the

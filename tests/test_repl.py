@@ -510,6 +510,9 @@ def test_completes_imports_and_magics(session_shell, tmp_path, monkeypatch):
     assert [t for t, _ in completions("from torch.nn.utils.prune import l", session_shell)] == [
         "l1_unstructured", "ln_structured"]
     assert [t for t, _ in completions("import i", session_shell)] == ["inspect", "io", "itertools"]
+    assert [t for t, _ in completions("import r", session_shell)] == ["random", "re"]
+    assert [t for t, _ in completions("import u", session_shell)] == ["unicodedata"]
+    assert [t for t, _ in completions("from re import f", session_shell)] == ["findall", "finditer", "fullmatch"]
     assert [t for t, _ in completions("from io import ", session_shell)] == [
         "BytesIO", "DEFAULT_BUFFER_SIZE", "SEEK_CUR", "SEEK_END", "SEEK_SET", "StringIO", "UnsupportedOperation"]
     assert [t for t, _ in completions("import lo", session_shell)] == ["logging"]
@@ -519,6 +522,9 @@ def test_completes_imports_and_magics(session_shell, tmp_path, monkeypatch):
     session_shell.execute("import logging\nlog = logging.getLogger('x')")
     assert [t for t, _ in completions("log.set", session_shell)] == ["setLevel"]
     assert [t for t, _ in completions("buf.read", session_shell)] == ["read", "readable", "readline", "readlines"]
+    session_shell.execute("import re\nm = re.match('(a)', 'ab')\np = m.re")
+    assert [t for t, _ in completions("m.gr", session_shell)] == ["group", "groupdict", "groups"]
+    assert [t for t, _ in completions("p.s", session_shell)] == ["search", "split", "sub", "subn"]
     assert [t for t, _ in completions("%gr", session_shell)] == ["%graph"]
     assert [t for t, _ in completions("%graph o", session_shell)] == ["out"]
     assert [t for t, _ in completions("%display l", session_shell)] == ["legacy"]

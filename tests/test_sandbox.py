@@ -16,7 +16,7 @@ from gradcli.engine.tensor import Tensor
 from gradcli.repl.shell import Options, Shell
 
 _OUTSIDE = "AttributeError: {} attribute '{}' is outside gradcli's language"
-_IMPORT = "ImportError: import of '{}' is outside gradcli's language: scripts can import only torch, abc, argparse, bisect, collections, contextlib, copy, dataclasses, enum, functools, heapq, inspect, io, itertools, json, logging, math, operator, pprint, random, statistics, string, sys, textwrap, time, types, typing and warnings"
+_IMPORT = "ImportError: import of '{}' is outside gradcli's language: scripts can import only torch, abc, argparse, bisect, collections, contextlib, copy, dataclasses, enum, functools, heapq, inspect, io, itertools, json, logging, math, operator, pprint, random, re, statistics, string, sys, textwrap, time, types, typing, unicodedata and warnings"
 _BUILTIN = "NameError: name '{0}' is not defined: Python's builtin '{0}' is outside gradcli's language"
 _NO_FILES = "scripts cannot read or write files"
 _NO_ARRAYS = "scripts cannot reach numpy arrays (use .tolist() or .item())"
@@ -131,6 +131,41 @@ ESCAPES = [
      "'SimpleNamespace' is outside gradcli's language: a script's class may derive from its own classes, object, "
      "dict, list, tuple, set, frozenset, a namedtuple, the collections' OrderedDict, defaultdict and Counter, the "
      "exception classes and the library classes gradcli provides"),
+    # re and unicodedata: CPython's Pattern and Match give their documented attributes only (no scanner, no
+    # internals, no unbound methods that would skip the bounds), DEBUG would write to the process's stdout
+    ("import re\nre.compile('a').scanner('a')", 1, "2:1: AttributeError: 're.Pattern' object attribute 'scanner' "
+     "is outside gradcli's language: it is internal to CPython's matcher"),
+    ("import re\nre.match('a', 'a').regs", 1, "2:1: AttributeError: 're.Match' object attribute 'regs' is outside "
+     "gradcli's language: it is internal to CPython's matcher"),
+    *[(f"import re\ngetattr(re.compile('a'), '{name}')", 1, f"2:1: AttributeError: 're.Pattern' object attribute "
+       f"'{name}' is outside gradcli's language") for name in ("__reduce__", "__copy__", "__class_getitem__")],
+    *[(f"import re\ngetattr(re.match('a', 'a'), '{name}')", 1, f"2:1: AttributeError: 're.Match' object attribute "
+       f"'{name}' is outside gradcli's language") for name in ("__reduce__", "__getitem__", "__deepcopy__")],
+    ("import re\ngetattr(re.finditer('a', 'a'), '__reduce__')", 1, "2:1: AttributeError: 'callable_iterator' object "
+     "attribute '__reduce__' is outside gradcli's language"),
+    ("import re\nre.Pattern.sub", 1, "2:1: AttributeError: 'type' object attribute 'sub' is outside gradcli's "
+                                     "language"),
+    ("import re\nre.Match.expand", 1, "2:1: AttributeError: 'type' object attribute 'expand' is outside gradcli's "
+                                      "language"),
+    ("import re\nvars(re.compile('a'))", 1, "2:1: AttributeError: 're.Pattern' object attribute '__dict__' is "
+                                            "outside gradcli's language"),
+    ("import re\nre.compile('a').sub.__self__", 1, "2:1: AttributeError: 'builtin_function_or_method' object "
+     "attribute '__self__' is outside gradcli's language"),
+    ("import re\nre.sub.__globals__", 1, "2:1: AttributeError: 'function' object has no attribute '__globals__'"),
+    ("import re\ntry:\n    re.compile('(')\nexcept re.error as e:\n    e.__traceback__", 1,
+     "5:5: AttributeError: 'error' object attribute '__traceback__' is outside gradcli's language"),
+    ("import re\nre.sub('a', lambda m: m.re.__class__.__subclasses__, 'a')", 1, "2:23: AttributeError: 'type' object "
+     "attribute '__subclasses__' is outside gradcli's language"),
+    ("import re\nclass P(re.Pattern):\n    pass", 1, "2:1: TypeError: subclassing 'Pattern' is outside gradcli's "
+     "language: a script's class may derive from its own classes, object, dict, list, tuple, set, frozenset, a "
+     "namedtuple, the collections' OrderedDict, defaultdict and Counter, the exception classes and the library "
+     "classes gradcli provides"),
+    ("import re\nre.compile('a', re.DEBUG)", 1, "2:17: AttributeError: module 're' attribute 'DEBUG' is outside "
+     "gradcli's language: its dump of a pattern writes to the process's stdout"),
+    ("import re\nre.compile('a', 128)", 1, "2:1: NotImplementedError: gradcli does not implement re.DEBUG: its dump "
+     "of a pattern writes to the process's stdout"),
+    ("import unicodedata\nunicodedata.UCD", 1, "2:1: AttributeError: module 'unicodedata' attribute 'UCD' is outside "
+     "gradcli's language: gradcli offers the current Unicode database only"),
     # DataLoader workers, emulated in-process: the iterator's workers and a WorkerInfo's internals stay out of reach
     ("import torch\nds = torch.utils.data.TensorDataset(torch.arange(2.))\n"
      "iter(torch.utils.data.DataLoader(ds, num_workers=1))._workers", 1,
@@ -793,7 +828,7 @@ def test_builtins_are_exactly_the_documented_ones():
 
 
 def test_modules_hold_no_python_module_and_no_underscore_name():
-    stack = [stdlib.TORCH, stdlib.MATH]
+    stack = [stdlib.TORCH, stdlib.MATH, stdlib.RE, stdlib.UNICODEDATA]
     while stack:
         mod = stack.pop()
         for name, value in mod.members.items():

@@ -228,6 +228,14 @@ def allow_methods(cls, names) -> None:
 _SHOWN_BY_DEFINER: set = set()
 
 
+def allow_bounded(cls, names, methods: dict) -> None:
+    """Let scripts read `names` of `cls`'s instances (CPython's C objects: re's Pattern and Match), calling each of
+    `methods` as function(obj, ...) in place of the object's own method of that name (what it builds bounded:
+    gradcli.language.pyre registers them when the module is made)."""
+    ALLOWED[cls] = frozenset(names)
+    _SCRIPT_METHODS[cls] = methods
+
+
 # Methods whose script-facing form differs from the engine's (argument checks as PyTorch's Python
 # binding does them, numpy arrays in and out as Tensors): name -> function(obj, *args).
 def _format(s, /, *args, **kwargs):

@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 import sys
 from collections import deque
+from types import MappingProxyType
 
 from gradcli.engine.state import STATE
 
@@ -432,9 +433,9 @@ def _fsum(*args):
 
 def _collection(kind):
     """dict, set or frozenset of an iterable: its items are taken as a list first, within the bound
-    (a dict, set or frozenset given as it is)."""
+    (a dict, set or frozenset given as it is, and a mapping proxy: a class's __dict__, a Pattern's groupindex)."""
     def fn(*args, **kwargs):
-        if len(args) == 1 and not isinstance(args[0], (dict, set, frozenset)):
+        if len(args) == 1 and not isinstance(args[0], (dict, set, frozenset, MappingProxyType)):
             args = (take(args[0], "list"),)
         return kind(*args, **kwargs)
     return fn

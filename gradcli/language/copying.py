@@ -49,6 +49,8 @@ _UNPICKLABLE = (types.GeneratorType, autograd.Node, autograd.AccumulateGrad)
 # Classes of Python's whose objects hold only plain data in CPython's pickled state (io's streams): copied, deep or
 # shallow, as CPython's copy module copies them (registered by the module offering them)
 STATE_COPIED: set = set()
+# Those of them that pickle refuses (re.Match: torch.save's TypeError), though copy gives them as they are
+UNPICKLABLE: set = set()
 
 class PicklingError(Exception):
     """pickle's error for what it cannot save (torch.save)."""
@@ -155,6 +157,8 @@ def _deep(x, memo):
     elif cls is functools.partial:          # CPython's: its function, arguments and keywords, copied deeply
         y = partial_of(_deep(x.func, memo), _deep(x.args, memo), _deep(x.keywords, memo))
     elif cls in STATE_COPIED:
+        if _PICKLING[0] and cls in UNPICKLABLE:
+            raise TypeError(f"cannot pickle '{_TYPE_NAME[0](x)}' object")
         y = _python_copy(x)
     elif cls.__class__ is ScriptType:
         return _deep_instance(x, cls, memo)

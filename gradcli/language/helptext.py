@@ -1518,6 +1518,10 @@ _MODULES = {
     "argparse": "Python's argparse module, CPython's own parser: a script's command-line options (parse_args of a "
                 "list, or of sys.argv[1:]), its usage and help text, subcommands, and errors that exit with status "
                 "2; no files (fromfile_prefix_chars, FileType).",
+    "re": "Python's re module, CPython's regular expressions: compile, match, search, findall, finditer, split, sub "
+          "and the flags; Pattern and Match objects.",
+    "unicodedata": "Python's unicodedata module: normalize (NFC, NFD, NFKC, NFKD) and each character's category, "
+                   "name, digits and other properties from the Unicode database.",
     "abc": "Python's abc module: ABC and abstractmethod (and metaclass=ABCMeta), for base classes whose subclasses "
            "must define some methods.",
     "contextlib": "Python's contextlib module: contextmanager (a generator as a `with` context), nullcontext, "
@@ -1611,6 +1615,15 @@ _PYTHON_NAMES = {
                                     "message)."),
     ("argparse", "ArgumentTypeError"): ("class ArgumentTypeError", "What a type= function raises to reject a value "
                                         "with its own message."),
+    ("re", "Pattern"): ("class Pattern", "A compiled regular expression (re.compile): match, fullmatch, search, "
+                                         "findall, finditer, split, sub, subn; pattern, flags, groups, groupindex."),
+    ("re", "Match"): ("class Match", "What a successful match gives: group, groups, groupdict, start, end, span, "
+                                     "expand, m[g]; string, re, pos, endpos, lastindex, lastgroup. Always true."),
+    ("re", "error"): ("class error(msg, pattern=None, pos=None)", "The error of a pattern or replacement that is not "
+                                                                  "a valid regular expression: msg, pattern, pos, "
+                                                                  "lineno, colno."),
+    ("re", "RegexFlag"): ("class RegexFlag", "The flags of a pattern (re.I, re.M, re.S, re.X, re.A, ...), combined "
+                                             "with |."),
     ("io", "StringIO"): ("class StringIO(initial_value='', newline='\\n')", "A stream of text in memory: write, "
                                                                           "read, readline, seek, tell, getvalue; "
                                                                           "print(..., file=buf) writes into it."),
@@ -2011,6 +2024,74 @@ _PYTHON_NAMES.update({
     ("logging", "StringTemplateStyle.usesTime"): ("usesTime()", "Whether the format shows $asctime."),
     ("logging", "StringTemplateStyle.validate"): ("validate()", "Checks the format has $-fields (ValueError if not)."),
 })
+# re's functions and the methods of its Pattern and Match objects, and unicodedata's functions
+# (gradcli.language.pyre)
+_RE_FUNCTIONS = {
+    "compile": ("pattern, flags=0", "The pattern compiled into a Pattern object (kept in a cache: compiling the same "
+                                    "pattern again gives the same object)."),
+    "match": ("pattern, string, flags=0", "A Match if the pattern matches at the start of the string, else None."),
+    "fullmatch": ("pattern, string, flags=0", "A Match if the pattern matches the whole string, else None."),
+    "search": ("pattern, string, flags=0", "A Match for the first place in the string the pattern matches, or None."),
+    "findall": ("pattern, string, flags=0", "Every non-overlapping match as a list: the matched texts, the group's "
+                                            "text for a pattern with one group, tuples of the groups' for more."),
+    "finditer": ("pattern, string, flags=0", "An iterator over the Match of every non-overlapping match."),
+    "split": ("pattern, string, maxsplit=0, flags=0", "The string split where the pattern matches (the groups' "
+                                                      "texts kept between the pieces), at most maxsplit times."),
+    "sub": ("pattern, repl, string, count=0, flags=0", "The string with each match replaced by repl: a string, "
+                                                       "where \\1 and \\g<name> stand for groups, or a function "
+                                                       "given the Match."),
+    "subn": ("pattern, repl, string, count=0, flags=0", "sub's result and the number of replacements made, as a "
+                                                        "tuple."),
+    "escape": ("pattern", "The string with every character that has a meaning in a pattern escaped."),
+    "purge": ("", "Empties the cache of compiled patterns."),
+}
+_PYTHON_FUNCTIONS.update(((("re", name), (f"re.{name}({args})", para)) for name, (args, para) in _RE_FUNCTIONS.items()))
+_PATTERN_METHODS = {
+    "match": ("string, pos=0, endpos=sys.maxsize", "A Match if the pattern matches at pos, else None."),
+    "fullmatch": ("string, pos=0, endpos=sys.maxsize", "A Match if the pattern matches all of string[pos:endpos]."),
+    "search": ("string, pos=0, endpos=sys.maxsize", "A Match for the first place in string[pos:endpos] the pattern "
+                                                    "matches, or None."),
+    "findall": ("string, pos=0, endpos=sys.maxsize", "Every non-overlapping match as a list (the groups' texts when "
+                                                     "it has groups)."),
+    "finditer": ("string, pos=0, endpos=sys.maxsize", "An iterator over the Match of every non-overlapping match."),
+    "split": ("string, maxsplit=0", "The string split where the pattern matches, at most maxsplit times."),
+    "sub": ("repl, string, count=0", "The string with each match replaced by repl (a string or a function)."),
+    "subn": ("repl, string, count=0", "sub's result and the number of replacements, as a tuple."),
+}
+_MATCH_METHODS = {
+    "group": ("[group1, ...]", "The text of one group (0, the default: the whole match), or a tuple of several; "
+                               "None for a group that did not take part."),
+    "groups": ("default=None", "The texts of every group, as a tuple (default for those that did not take part)."),
+    "groupdict": ("default=None", "The texts of the named groups, as a dict."),
+    "start": ("group=0", "Where the group's text starts in the string (-1 if it did not take part)."),
+    "end": ("group=0", "Where the group's text ends in the string (-1 if it did not take part)."),
+    "span": ("group=0", "(start, end) of the group."),
+    "expand": ("template", "The template with its group references (\\1, \\g<name>) replaced by the groups' "
+                           "texts, as sub does."),
+}
+_PYTHON_FUNCTIONS.update(((("method of re.Pattern", name), (f"Pattern.{name}({args})", para))
+                          for name, (args, para) in _PATTERN_METHODS.items()))
+_PYTHON_FUNCTIONS.update(((("method of re.Match", name), (f"Match.{name}({args})", para))
+                          for name, (args, para) in _MATCH_METHODS.items()))
+_UNICODEDATA = {
+    "normalize": ("form, unistr, /", "The string in normal form 'NFC', 'NFD' (accents as separate combining "
+                                     "characters), 'NFKC' or 'NFKD'."),
+    "is_normalized": ("form, unistr, /", "Whether the string is in the normal form."),
+    "category": ("chr, /", "The character's general category: 'Lu', 'Ll', 'Nd', 'Mn' (a combining mark), ..."),
+    "name": ("chr, default=<unrepresentable>, /", "The character's Unicode name (ValueError, or default, if it has "
+                                                  "none)."),
+    "lookup": ("name, /", "The character with this Unicode name (KeyError if none)."),
+    "decimal": ("chr, default=<unrepresentable>, /", "The character's decimal value, as an int."),
+    "digit": ("chr, default=<unrepresentable>, /", "The character's digit value, as an int."),
+    "numeric": ("chr, default=<unrepresentable>, /", "The character's numeric value, as a float ('½': 0.5)."),
+    "combining": ("chr, /", "The character's canonical combining class (0: not combining)."),
+    "east_asian_width": ("chr, /", "The character's East Asian width: 'F', 'H', 'W', 'Na', 'A' or 'N'."),
+    "mirrored": ("chr, /", "1 if the character is mirrored in bidirectional text ('('), else 0."),
+    "bidirectional": ("chr, /", "The character's bidirectional class: 'L', 'R', 'AN', ... or ''."),
+    "decomposition": ("chr, /", "The character's decomposition mapping, as a string of hex code points, or ''."),
+}
+_PYTHON_FUNCTIONS.update(((("builtins", name), (f"unicodedata.{name}({args})", para))
+                          for name, (args, para) in _UNICODEDATA.items()))
 # Python's dataclasses functions, as scripts hold them (gradcli.language.pydataclasses)
 _DATACLASSES = {
     "dataclass": ("dataclass(cls=None, /, *, init=True, repr=True, eq=True, order=False, frozen=False)",

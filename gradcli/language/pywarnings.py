@@ -19,8 +19,10 @@ CATEGORIES = ("Warning", "UserWarning", "DeprecationWarning", "PendingDeprecatio
 # each change of the filters gets a new number: the places that warned once are forgotten then, as CPython's
 # registries are when its filters change
 _VERSIONS = itertools.count(1)
-# a script's message pattern is matched in C, where the deadline's timer cannot stop it: patterns whose time can
-# grow exponentially with the text (a repetition holding another, or alternatives) are refused
+# a script's message pattern is matched against every warning, also those given outside the script's own code,
+# where the deadline's timer does not raise (CPython's matcher sees its signal, but the handler lets gradcli's own
+# work finish): patterns whose time can grow exponentially with the text (a repetition holding another, or
+# alternatives) are refused, as nothing but the supervisor would stop them there
 _MAX_PATTERN = 1000
 
 

@@ -299,6 +299,11 @@ def _first_global(value, seen: set):
         return value.name if value.namespace == "builtins" else f"{value.namespace}.{value.name}"
     if callable(value) and not isinstance(value, type) and getattr(value, "qualname", None) is not None:
         return f"__main__.{value.qualname}"         # a script's function
+    import copyreg
+    reducer = copyreg.dispatch_table.get(cls)
+    if reducer is not None:                 # pickled as the function CPython registered remakes it (re.Pattern)
+        made = reducer(value)[0]
+        return f"{made.__module__}.{made.__qualname__}"
     kind = value if isinstance(value, type) else script_type(value)
     if kind.__class__ in HELD_METACLASSES:          # an enum class, or its member: pickled by the class's name
         return f"{kind.__module__}.{kind.__qualname__}"

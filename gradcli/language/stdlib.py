@@ -33,7 +33,8 @@ _PYTHON_MODULES = {"random": None, "functools": _functools, "string": None, "sta
                    "collections": pycollections._collections, "copy": None, "typing": None,
                    "dataclasses": None, "warnings": None, "json": None,
                    "heapq": None, "bisect": None, "pprint": None, "textwrap": None, "abc": None, "contextlib": None,
-                   "enum": None, "io": None, "logging": None, "types": None, "argparse": None}
+                   "enum": None, "io": None, "logging": None, "types": None, "argparse": None,
+                   "re": None, "unicodedata": None}
 
 
 class ScriptModule:
@@ -1298,9 +1299,11 @@ LOGGING = _later_python("logging", "pylogging")          # its state lasts one s
 HEAPQ = _later_python("heapq", "pysorting", "heapq_members")
 BISECT = _later_python("bisect", "pysorting", "bisect_members")
 PPRINT = _later_python("pprint", "pytext", "pprint_members")
+RE = _later_python("re", "pyre", "re_members")
 TEXTWRAP = _later_python("textwrap", "pytext", "textwrap_members")
 TYPES = _later_python("types", "pytypes")                # SimpleNamespace
 ARGPARSE = _later_python("argparse", "pyargparse")       # CPython's parser, writing and exiting as the script
+UNICODEDATA = _later_python("unicodedata", "pyre", "unicodedata_members")
 
 
 def _make_copy() -> dict:
@@ -1333,14 +1336,21 @@ OPAQUE_CLASSES: dict = {}
 
 
 _PARTIAL_MODULES = ("typing", "dataclasses", "statistics", "warnings", "sys", "json", "heapq", "bisect", "pprint",
-                    "textwrap", "abc", "contextlib", "enum", "functools", "io", "inspect", "logging", "types", "argparse")
+                    "textwrap", "abc", "contextlib", "enum", "functools", "io", "inspect", "logging", "types", "argparse",
+                    "re", "unicodedata")
 # Names of Python's modules that gradcli leaves out of the language, with the reason
 _NO_FILES = "gradcli's io has the in-memory streams (BytesIO, StringIO) only: scripts cannot read or write files"
 REFUSED_MEMBERS = {"contextlib": {"chdir": "scripts cannot reach files or directories"},
                    "io": {name: _NO_FILES for name in ("open", "open_code", "FileIO", "TextIOWrapper", "BufferedReader",
                                                        "BufferedWriter", "BufferedRandom", "BufferedRWPair",
                                                        "text_encoding")},
-                   "argparse": {"FileType": "scripts cannot read or write files"}}
+                   "argparse": {"FileType": "scripts cannot read or write files"},
+                   "re": {name: reason for name, reason in (
+                       ("DEBUG", "its dump of a pattern writes to the process's stdout"),
+                       ("T", "a flag deprecated in Python 3.11"), ("TEMPLATE", "a flag deprecated in Python 3.11"),
+                       ("template", "deprecated in Python 3.11 (use re.compile)"))},
+                   "unicodedata": {"ucd_3_2_0": "gradcli offers the current Unicode database only",
+                                   "UCD": "gradcli offers the current Unicode database only"}}
 
 
 def refused_member(module: str, name: str) -> str | None:
@@ -1424,6 +1434,7 @@ _TOP = {"torch": TORCH, "math": MATH, "random": RANDOM, "itertools": ITERTOOLS, 
         "dataclasses": DATACLASSES, "operator": OPERATOR, "statistics": STATISTICS, "warnings": WARNINGS,
         "sys": SYS, "json": JSON, "heapq": HEAPQ, "bisect": BISECT,
         "pprint": PPRINT, "textwrap": TEXTWRAP, "abc": ABC, "contextlib": CONTEXTLIB, "enum": ENUM, "io": IO,
+        "re": RE, "unicodedata": UNICODEDATA,
         "inspect": INSPECT, "logging": LOGGING, "types": TYPES, "argparse": ARGPARSE}
 
 
