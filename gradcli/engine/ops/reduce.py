@@ -325,9 +325,13 @@ def _cumprod_backward_zeros(g, x, out, w, zero, dim):
 # are constants; every step on a primal or the result is a recorded op, so a tangent of a primal that
 # requires grad has PyTorch's grad_fn.
 
-def _dtype_of(result, t):
-    """The op's dtype= when the result's dtype is not the tangent's (PyTorch passes it to auto_linear)."""
-    return None if result._a.dtype == t._a.dtype else dtypes.of_array(result._a)
+def _dtype_of(result, t, x=None):
+    """The op's dtype= (PyTorch passes it to auto_linear): the result's dtype where the op made it another than its
+    input's (`sum(dtype=torch.float64)` of a float32 tensor), else none, so a tangent of another dtype than its
+    primal (a float64 tangent of a float32 tensor) keeps its own, as PyTorch's tangent sum does."""
+    if result._a.dtype == t._a.dtype or (x is not None and result._a.dtype == x._a.dtype):
+        return None
+    return dtypes.of_array(result._a)
 
 
 def _keep_dims(dims):
@@ -336,19 +340,19 @@ def _keep_dims(dims):
 
 
 def _sum_jvp(F, ts, xs, result, shape):
-    return reduce_sum(ts[0], dtype=_dtype_of(result, ts[0]))
+    return reduce_sum(ts[0], dtype=_dtype_of(result, ts[0], xs[0]))
 
 
 def _sum_dim_jvp(F, ts, xs, result, shape, dims, keepdim):
-    return reduce_sum(ts[0], dims, keepdim, _dtype_of(result, ts[0]))
+    return reduce_sum(ts[0], dims, keepdim, _dtype_of(result, ts[0], xs[0]))
 
 
 def _mean_jvp(F, ts, xs, result, shape, n):
-    return mean(ts[0], dtype=_dtype_of(result, ts[0]))
+    return mean(ts[0], dtype=_dtype_of(result, ts[0], xs[0]))
 
 
 def _mean_dim_jvp(F, ts, xs, result, shape, dims, keepdim, n):
-    return mean(ts[0], dims, keepdim, _dtype_of(result, ts[0]))
+    return mean(ts[0], dims, keepdim, _dtype_of(result, ts[0], xs[0]))
 
 
 def _as_result(x, result):
@@ -451,11 +455,14 @@ def _logsumexp_jvp(F, ts, xs, result, dims, keepdim):
     shifted = x - amax(x, dims, True) if x._a.size else x
     e = apply(ops.arith.EXP, elementary.exp(shifted._a), (shifted,))
     total = reduce_sum(e, dims, keepdim)
-    return reduce_sum(e * ts[0], dims, keepdim) / total
+    product = e * ts[0]
+    if product._a.dtype != e._a.dtype:      # (`self_p_exp *= self_t`: in place, so in the primal's dtype)
+        product = ops.to_dtype(product, dtypes.of_array(e._a))
+    return reduce_sum(product, dims, keepdim) / total
 
 
 def _cumsum_jvp(F, ts, xs, result, dim, size):
-    return cumsum(ts[0], dim, _dtype_of(result, ts[0]))
+    return cumsum(ts[0], dim, _dtype_of(result, ts[0], xs[0]))
 
 
 def _cumprod_jvp(F, ts, xs, result, dim):
@@ -1231,7 +1238,7 @@ def _nansum_jvp(F, ts, xs, result, dim, keepdim):
     """where(self_p.isnan(), 0, self_t).sum(dim, keepdim, dtype)."""
     x = xs[0]._a
     return reduce_sum(ops.where(Tensor(np.isnan(x)), 0, ts[0]), _reduce_dims(dim, x.ndim), keepdim,
-                      _dtype_of(result, ts[0]))
+                      _dtype_of(result, ts[0], xs[0]))
 
 
 # saves `dim` as the script gave it (None, or a tuple of ints), as PyTorch shows it
