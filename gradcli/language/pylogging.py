@@ -50,7 +50,7 @@ class Run:
     attributes, the loggers getLogger made (by name), logging.disable's level, the level names (addLevelName adds
     some), when logging started (relativeCreated) and CPython's last-resort handler."""
 
-    __slots__ = ("root", "loggers", "disable", "level_names", "name_levels", "start", "last_resort")
+    __slots__ = ("root", "loggers", "disable", "level_names", "name_levels", "start", "last_resort", "traced")
 
     def __init__(self):
         self.root = {"name": "root", "level": WARNING, "parent": None, "propagate": True, "handlers": [],
@@ -61,6 +61,7 @@ class Run:
         self.name_levels = dict(_NAME_LEVELS)
         self.start = time.time()
         self.last_resort = None
+        self.traced = {}        # id -> the exc_info tuples made of an exception, whose traceback CPython's would hold
 
 
 def _run() -> Run:
@@ -255,8 +256,9 @@ def _frame_name(found: list, index: int) -> str:
 
 
 def _filename() -> str:
-    streams = STATE.streams
-    return streams[2] if streams else "<script>"
+    """The script's file as CPython's code objects name it (gradcli.language.pytraceback)."""
+    from gradcli.language import pytraceback
+    return pytraceback.filename()
 
 
 def _stack_text(found: list, index: int) -> str:
@@ -289,12 +291,9 @@ def _caller(stacklevel: int, stack_info: bool):
 
 
 def _exception_text(e) -> str:
-    """The script's exception as gradcli shows a script's error (its place, the line and a caret), or its kind
-    and message for one raised at no place of the script."""
-    streams = STATE.streams
-    if streams is not None and len(streams) > 5:
-        return streams[5](e)
-    return f"{type(e).__qualname__}: {e}"
+    """The script's exception as CPython's traceback.print_exception writes it (gradcli.language.pytraceback)."""
+    from gradcli.language import pytraceback
+    return pytraceback.exception_text(e)
 
 
 # ---- records
@@ -527,10 +526,12 @@ class Formatter(ScriptObject, metaclass=ScriptType):
         return text
 
     def formatException(self, ei):
-        """The text of exc_info's exception, as gradcli shows a script's error."""
+        """The text of exc_info's exception: its traceback, as CPython's traceback.print_exception writes it."""
         if ei[1] is None:
             return f"{type(ei[1]).__name__}: {ei[1]}"
-        text = _exception_text(ei[1])
+        from gradcli.language import pytraceback
+        traced = _run().traced.get(id(ei)) is ei
+        text = pytraceback.exception_text(ei[1], traced)
         return text[:-1] if text.endswith("\n") else text
 
     def usesTime(self):
@@ -857,12 +858,14 @@ class Logger(Filterer):
 
     def _log(self, level, msg, args, exc_info=None, extra=None, stack_info=False, stacklevel=1):
         fn, lno, func, sinfo = _caller(stacklevel, stack_info)
-        if exc_info:
+        if exc_info and not isinstance(exc_info, tuple):
             if isinstance(exc_info, BaseException):
                 exc_info = (type(exc_info), exc_info, None)
-            elif not isinstance(exc_info, tuple):
+            else:
                 kind, value, _ = sys.exc_info()
                 exc_info = (kind, value, None)      # (never the traceback: its frames are gradcli's)
+            if exc_info[1] is not None:
+                _run().traced[id(exc_info)] = exc_info      # (shown with its traceback, as CPython's is)
         record = self.makeRecord(self.name, level, fn, lno, msg, args, exc_info, func, extra, sinfo)
         self.handle(record)
 

@@ -33,7 +33,7 @@ _PYTHON_MODULES = {"random": None, "functools": _functools, "string": None, "sta
                    "collections": pycollections._collections, "copy": None, "typing": None,
                    "dataclasses": None, "warnings": None, "json": None,
                    "heapq": None, "bisect": None, "pprint": None, "textwrap": None, "abc": None, "contextlib": None,
-                   "enum": None, "io": None, "logging": None, "types": None, "argparse": None}
+                   "enum": None, "io": None, "logging": None, "types": None, "argparse": None, "traceback": None}
 
 
 class ScriptModule:
@@ -1301,6 +1301,7 @@ PPRINT = _later_python("pprint", "pytext", "pprint_members")
 TEXTWRAP = _later_python("textwrap", "pytext", "textwrap_members")
 TYPES = _later_python("types", "pytypes")                # SimpleNamespace
 ARGPARSE = _later_python("argparse", "pyargparse")       # CPython's parser, writing and exiting as the script
+TRACEBACK = _later_python("traceback", "pytraceback")    # from gradcli's record of an exception, no frames
 
 
 def _make_copy() -> dict:
@@ -1333,7 +1334,8 @@ OPAQUE_CLASSES: dict = {}
 
 
 _PARTIAL_MODULES = ("typing", "dataclasses", "statistics", "warnings", "sys", "json", "heapq", "bisect", "pprint",
-                    "textwrap", "abc", "contextlib", "enum", "functools", "io", "inspect", "logging", "types", "argparse")
+                    "textwrap", "abc", "contextlib", "enum", "functools", "io", "inspect", "logging", "types", "argparse",
+                    "traceback")
 # Names of Python's modules that gradcli leaves out of the language, with the reason
 _NO_FILES = "gradcli's io has the in-memory streams (BytesIO, StringIO) only: scripts cannot read or write files"
 REFUSED_MEMBERS = {"contextlib": {"chdir": "scripts cannot reach files or directories"},
@@ -1424,7 +1426,7 @@ _TOP = {"torch": TORCH, "math": MATH, "random": RANDOM, "itertools": ITERTOOLS, 
         "dataclasses": DATACLASSES, "operator": OPERATOR, "statistics": STATISTICS, "warnings": WARNINGS,
         "sys": SYS, "json": JSON, "heapq": HEAPQ, "bisect": BISECT,
         "pprint": PPRINT, "textwrap": TEXTWRAP, "abc": ABC, "contextlib": CONTEXTLIB, "enum": ENUM, "io": IO,
-        "inspect": INSPECT, "logging": LOGGING, "types": TYPES, "argparse": ARGPARSE}
+        "inspect": INSPECT, "logging": LOGGING, "types": TYPES, "argparse": ARGPARSE, "traceback": TRACEBACK}
 
 
 def modules() -> tuple:
