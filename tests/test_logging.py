@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from conftest import gradcli_output
+from conftest import both_as_file, gradcli_output
 from gradcli.errors import ScriptError
 from gradcli.session import Session
 
@@ -19,13 +19,6 @@ def _gradcli(source: str, path) -> tuple:
     out, err = io.StringIO(), io.StringIO()
     Session(out=out, err=err).run_source(source, str(path))
     return out.getvalue(), err.getvalue()
-
-
-def _cpython(source: str, path) -> tuple:
-    path.write_text(source)
-    p = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=60)
-    assert p.returncode == 0, p.stderr
-    return p.stdout, p.stderr
 
 
 # CPython's report of a logging error shows the frames inside its logging module (its file, its lines, their
@@ -40,9 +33,8 @@ def _inside_logging_removed(err: str) -> str:
 
 def both(source: str, tmp_path) -> tuple:
     """(gradcli's (stdout, stderr), CPython's) for the script, both run as the same file."""
-    path = tmp_path / "train_log.py"
-    out, err = _cpython(source, path)
-    return _gradcli(source, path), (out, _inside_logging_removed(err))
+    got, (out, err) = both_as_file(source, tmp_path / "train_log.py")
+    return got, (out, _inside_logging_removed(err))
 
 
 SNIPPETS = [

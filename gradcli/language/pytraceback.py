@@ -21,6 +21,7 @@ import os
 import sys
 
 from gradcli.engine.state import STATE
+from gradcli.language.generators import GENERATOR_NAME
 
 _RECURSIVE_CUTOFF = 3       # CPython's: more repeats of one line than this are counted, not shown
 _CAUSE = "\nThe above exception was the direct cause of the following exception:\n\n"
@@ -52,14 +53,18 @@ class _Entry:
     """One frame of the script in a traceback: its env, function, comprehension name, and where it was (the
     innermost located closure: line, col, the closure's name, and how many closures of that kind at that place
     it is nested in)."""
-    __slots__ = ("env", "function", "name", "spot", "depth")
+    __slots__ = ("env", "function", "name", "spot", "seen")
 
     def __init__(self, env):
         self.env = env
         self.function = None
         self.name = None
         self.spot = None
-        self.depth = 0
+        self.seen = {}      # (line, col, kind) -> how many closures located there the exception passed
+
+    @property
+    def depth(self) -> int:
+        return self.seen.get(self.spot, 0)
 
 
 def _entries(tb) -> list:
@@ -98,11 +103,25 @@ def _entries(tb) -> list:
                 if "line" in code.co_freevars and line.__class__ is int:
                     spot = (line, col if col.__class__ is int else 0, _node_kind(code.co_name))
                     entry = out[-1]
-                    entry.depth = entry.depth + 1 if spot == entry.spot else 1
+                    entry.seen[spot] = entry.seen.get(spot, 0) + 1
                     entry.spot = spot
         last = frame
         tb = tb.tb_next
     return [e for e in out if e.spot is not None]
+
+
+def _find_functions(lists: list) -> None:
+    """The function of each frame whose call the exception did not leave (the frame that caught it): known from
+    another exception of the chain that left it, or from the stack while it still runs."""
+    if all(e.function is not None for entries in lists for e in entries):
+        return
+    from gradcli.language import frames
+    functions = {id(env): function for env, function, _, _ in frames._walk() if function is not None}
+    functions.update((id(e.env), e.function) for entries in lists for e in entries if e.function is not None)
+    for entries in lists:
+        for e in entries:
+            if e.function is None:
+                e.function = functions.get(id(e.env))
 
 
 def _name(entry: _Entry, globals_) -> str:
@@ -110,6 +129,9 @@ def _name(entry: _Entry, globals_) -> str:
         return entry.function.name
     if entry.env is globals_:
         return "<module>"
+    generator = entry.env.get(GENERATOR_NAME)
+    if generator is not None:
+        return generator
     if entry.name is not None:
         return entry.name
     qualname = entry.env.get("__qualname__")
@@ -174,13 +196,19 @@ def _chars(text: str, offset: int) -> int:
 def _span(line: int, col: int, kind, depth: int):
     """The node CPython's failing instruction is positioned at, for a frame located at (line, col) by a closure
     of `kind`, `depth` closures of that kind deep at that place: (line, col, end line, end col), byte offsets."""
-    nodes = _starts().get((line, col - 1))
-    if not nodes:
+    if kind is None:
         return None
-    fitting = [n for n in nodes if kind is not None and isinstance(n, kind)]
-    node = fitting[min(depth, len(fitting)) - 1] if fitting else None
-    if node is None:
+    starts = _starts()
+    text = _source_line(line) or ""
+    fitting = [n for n in starts.get((line, col - 1), ()) if isinstance(n, kind)]
+    while not fitting and text[col - 1:col] in ("(", " ", "\t"):    # (gradcli's place of `(a + b)` is its bracket)
+        col += 1
+        fitting = [n for n in starts.get((line, col - 1), ()) if isinstance(n, kind)]
+    if not fitting:
         return None
+    node = fitting[min(depth, len(fitting)) - 1]
+    if node.__class__ is ast.Assert:        # (CPython's failing assert is placed at its test)
+        node = node.test
     return node.lineno, node.col_offset, node.end_lineno, node.end_col_offset
 
 
@@ -301,8 +329,8 @@ def _limited(items: list, limit, from_top: bool) -> list:
     return items[-limit:] if limit > 0 else (items[:-limit] if limit < 0 else [])
 
 
-def _traceback_lines(e: BaseException, limit) -> list:
-    entries = _limited(_entries(e.__traceback__), limit, True)
+def _traceback_lines(entries: list, limit) -> list:
+    entries = _limited(entries, limit, True)
     if not entries:
         return []
     globals_ = _globals()
@@ -321,28 +349,16 @@ def _type_name(kind) -> str:
 
 
 def _message(e: BaseException) -> str:
+    """str(e) (CPython 3.11's traceback module adds no "Did you mean": its uncaught-error printer does)."""
     try:
-        text = str(e)
+        return str(e)
     except Exception:
         return "<exception str() failed>"
-    if isinstance(e, (NameError, AttributeError)) and getattr(e, "name", None).__class__ is str:
-        from gradcli.language import access, suggestions
-        try:
-            found = suggestions.offer(e, access.python_dir)
-        except Exception:
-            found = None
-        if found is not None:
-            text += f". Did you mean: '{found}'?"
-    return text
 
 
-def _only(kind, value) -> list:
+def _only(kind, value: BaseException) -> list:
     """format_exception_only: the exception's line (its type, then its message if it has one), then its notes."""
-    if kind is None:
-        return [f"{_safe(value)}\n"] if False else ["NoneType: None\n"]
     name = _type_name(kind)
-    if value is None:
-        return [name + "\n"]
     text = _message(value)
     out = [f"{name}: {text}\n" if text else f"{name}\n"]
     notes = getattr(value, "__notes__", None)
@@ -355,6 +371,7 @@ def _only(kind, value) -> list:
 
 
 def _safe(value, convert=str) -> str:
+    """A note as text (CPython's _safe_string for notes)."""
     try:
         return convert(value)
     except Exception:
@@ -387,8 +404,6 @@ def _exception_lines(e: BaseException, limit, chain: bool, own_traceback: bool =
     while current is not None and id(current) not in seen:
         seen.add(id(current))
         chained.append((message, current))
-        if not chain:
-            break
         cause = classes.exception_cause(current)
         if cause is not None:
             current, message = cause, _CAUSE
@@ -396,11 +411,15 @@ def _exception_lines(e: BaseException, limit, chain: bool, own_traceback: bool =
             current, message = _script_context(current), _CONTEXT
         else:
             current = None
+    lists = [_entries(exc.__traceback__) for _, exc in chained]
+    _find_functions(lists)
+    if not chain:
+        chained = chained[:1]
     out = []
     for index in range(len(chained) - 1, -1, -1):
         exc = chained[index][1]
         if index or own_traceback:
-            out += _traceback_lines(exc, limit)
+            out += _traceback_lines(lists[index], limit)
         out += _only(type(exc), exc)
         if index > 0:
             out.append(chained[index][0])
@@ -409,48 +428,47 @@ def _exception_lines(e: BaseException, limit, chain: bool, own_traceback: bool =
 
 # ---- the module's functions
 
-def _exception_of(exc, value, tb, function: str):
-    """The exception print_exception and format_exception are given: CPython 3.10+'s one argument, or the
-    (type, value, traceback) of older code (the traceback: None or the exception's own, which scripts cannot
-    hold)."""
-    if value is _SENTINEL:
-        if tb is not _SENTINEL:
-            raise ValueError("Both or neither of value and tb must be given")
-        if exc is None:
-            return None
-        if not isinstance(exc, BaseException):
-            raise TypeError(f"Exception expected for value, {type(exc).__name__} found")
-        return exc
-    if tb is _SENTINEL:
-        raise ValueError("Both or neither of value and tb must be given")
-    if value is not None and not isinstance(value, BaseException):
-        raise TypeError(f"Exception expected for value, {type(value).__name__} found")
-    return value
-
-
 _SENTINEL = object()
 
 
-def format_exception(exc, value=_SENTINEL, tb=_SENTINEL, limit=None, chain=True):
-    e = _exception_of(exc, value, tb, "format_exception")
+def _value_and_traceback(exc, value, tb) -> tuple:
+    """CPython's _parse_value_tb: (the exception, whether its own traceback is shown) for the 3.10+ one-argument
+    form or the older (type, value, traceback) one. A script holds no traceback: its third argument is None (the
+    exception shown without its own), or an object CPython's walk would fail on."""
+    if (value is _SENTINEL) != (tb is _SENTINEL):
+        raise ValueError("Both or neither of value and tb must be given")
+    if value is _SENTINEL:
+        if exc is None:
+            return None, False
+        if not isinstance(exc, BaseException):
+            raise TypeError(f"Exception expected for value, {type(exc).__name__} found")
+        return exc, True
+    if tb is not None:
+        raise AttributeError(f"'{type(tb).__name__}' object has no attribute 'tb_frame'")
+    return _exception_value(value), False
+
+
+def _exception_value(value):
+    if value is not None and not isinstance(value, BaseException):
+        raise AttributeError(f"'{type(value).__name__}' object has no attribute '__suppress_context__'")
+    return value
+
+
+def format_exception(exc, /, value=_SENTINEL, tb=_SENTINEL, limit=None, chain=True):
+    e, own = _value_and_traceback(exc, value, tb)
     if e is None:
         return ["NoneType: None\n"]
-    return _exception_lines(e, limit, chain)
+    return _exception_lines(e, limit, chain, own)
 
 
-def print_exception(exc, value=_SENTINEL, tb=_SENTINEL, limit=None, file=None, chain=True):
+def print_exception(exc, /, value=_SENTINEL, tb=_SENTINEL, limit=None, file=None, chain=True):
     _print(format_exception(exc, value, tb, limit, chain), file)
 
 
-def format_exception_only(exc, value=_SENTINEL):
-    if value is _SENTINEL:
-        value = exc
-        exc = type(exc) if exc is not None else None
-    if exc is None:
-        return ["NoneType: None\n"]
-    if value is None or not isinstance(value, BaseException):
-        return [_type_name(exc) + (f": {_safe(value)}" if value is not None else "") + "\n"]
-    return _only(exc, value)
+def format_exception_only(exc, /, value=_SENTINEL):
+    """The exception's line (CPython 3.11 takes the type from the value: `exc` is read only when alone)."""
+    value = _exception_value(exc if value is _SENTINEL else value)
+    return _only(type(value), value) if value is not None else ["NoneType: None\n"]
 
 
 def format_exc(limit=None, chain=True):
@@ -499,7 +517,9 @@ def exception_text(e: BaseException, own_traceback: bool = True) -> str:
 
 
 def members() -> dict:
+    import traceback as _python_traceback      # (only for the module's repr, which names CPython's file: untouched)
     from gradcli.language import stdlib
+    del _python_traceback
     return {name: stdlib.Builtin(_MODULE, name, globals()[name]) for name in (
         "print_exc", "format_exc", "print_exception", "format_exception", "format_exception_only", "print_stack",
         "format_stack")}
