@@ -2021,7 +2021,7 @@ _PYTHON_NAMES.update({
     ("logging", "Formatter.formatTime"): ("Formatter.formatTime(record, datefmt=None)", "The record's time: "
                                           "time.strftime(datefmt), or '2024-01-31 12:00:00,123'."),
     ("logging", "Formatter.formatException"): ("Formatter.formatException(ei)", "The text of an exc_info tuple's "
-                                               "exception, as gradcli shows a script's error."),
+                                               "exception: its traceback, as traceback.print_exception writes it."),
     ("logging", "Formatter.formatMessage"): ("Formatter.formatMessage(record)", "The format's fields filled from "
                                                                                 "the record."),
     ("logging", "Formatter.formatStack"): ("Formatter.formatStack(stack_info)", "The stack's text (as it is)."),
