@@ -35,7 +35,13 @@ SNIPPETS = [
     "show(lambda: [1 / v for v in [1, 0]])\nshow(lambda: sum(1 / v for v in [1, 0]))\n"
     "show(lambda: {k: 1 / k for k in [0]})\nshow(lambda: sorted([3, 1], key=lambda v: v / 0))\n"
     "def gen():\n    yield 1\n    raise ValueError('in gen')\nshow(lambda: list(gen()))\n"
-    "def outer():\n    def inner():\n        return undefined_q\n    return inner()\nshow(outer)\n",
+    "def outer():\n    def inner():\n        return undefined_q\n    return inner()\nshow(outer)\n"
+    "import contextlib, functools\n@contextlib.contextmanager\ndef ctx():\n    yield 1\ndef w():\n    with ctx() as v:\n"
+    "        v.nope\nshow(w)\ndef deco(f):\n    @functools.wraps(f)\n    def wrapper(*a):\n        return f(*a)\n"
+    "    return wrapper\n@deco\ndef wrapped():\n    return {}['k']\nshow(wrapped)\nclass Body:\n    try:\n"
+    "        y = 1 / 0\n    except ZeroDivisionError:\n        traceback.print_exc()\n"
+    "def caught():\n    try:\n        return [1 / v for v in [0]]\n    except ZeroDivisionError as e:\n        return e\n"
+    "traceback.print_exception(caught())\n",
     # each marker: a binary operation, a subscript, an attribute, a call in a chain, a unary operation, a
     # comparison, an assert's test, an augmented assignment, an operation over two lines, a parenthesized one,
     # a line with a wide character, a raise (the whole line: no marker)
@@ -43,6 +49,7 @@ SNIPPETS = [
     "show(lambda: 'abc'.upper().nope())\nshow(lambda: str(1).zfill('x').upper())\nshow(lambda: -'s')\n"
     "show(lambda: 1 < 'x')\ndef a():\n    assert 1 == 2, 'nope'\nshow(a)\ndef b():\n    n = 1\n    n += 's'\nshow(b)\n"
     "def c():\n    return (1 +\n            's')\nshow(c)\ndef d():\n    return (  1  +  's' )\nshow(d)\n"
+    "def asserts():\n    assert x['a'][0] == 1 and (x['a'][1]\n                               == 3)\nshow(asserts)\n"
     "def e():\n    return 'é' + x['a'][0]\nshow(e)\ndef h():\n    return x['a'] [ 3 ]\nshow(h)\n"
     "def r():\n    raise KeyError('k')\nshow(r)\nshow(lambda: len(5))\nshow(lambda: int('x'))\n",
     # chained exceptions: raise from, the implicit context, from None, a bare re-raise, a finally
@@ -134,6 +141,16 @@ def test_pytorchs_errors_end_at_the_scripts_frame(tmp_path):
                    "    step(torch.ones(2, 3), torch.ones(2, 3))\n"
                    f'  File "{path}", line 3, in step\n    return (a @ b).sum()\n            ~~^~~\n'
                    "RuntimeError: mat1 and mat2 shapes cannot be multiplied (2x3 and 2x3)\n")
+    # a module's forward: CPython shows torch's module.py (_wrapped_call_impl, _call_impl) and linear.py frames
+    # between these
+    source = ("import torch, traceback\nclass Net(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+              "        self.fc = torch.nn.Linear(3, 2)\n    def forward(self, x):\n        return self.fc(x).relu()\n"
+              "try:\n    Net()(torch.ones(2, 4))\nexcept RuntimeError:\n    traceback.print_exc()\n")
+    out, err = _gradcli(source, path)
+    assert err == (f'Traceback (most recent call last):\n  File "{path}", line 9, in <module>\n'
+                   "    Net()(torch.ones(2, 4))\n"
+                   f'  File "{path}", line 7, in forward\n    return self.fc(x).relu()\n           ^^^^^^^^^^\n'
+                   "RuntimeError: mat1 and mat2 shapes cannot be multiplied (2x4 and 3x2)\n")
 
 
 ESCAPES = [

@@ -125,10 +125,16 @@ def _find_functions(lists: list) -> None:
 
 
 def _name(entry: _Entry, globals_) -> str:
-    if entry.function is not None:
-        return entry.function.name
+    """The frame's name as CPython's code object has it: that of the function, lambda, comprehension or class
+    whose code holds its place in the source (a function functools.wraps renamed keeps its own), else what the
+    run knows of the frame."""
     if entry.env is globals_:
         return "<module>"
+    line, col, _ = entry.spot
+    if col > 0 and _starts():
+        return _scope_name(line, col - 1)
+    if entry.function is not None:
+        return entry.function.name
     generator = entry.env.get(GENERATOR_NAME)
     if generator is not None:
         return generator
@@ -138,6 +144,44 @@ def _name(entry: _Entry, globals_) -> str:
     if qualname.__class__ is str and entry.env.get("__module__") == "__main__":
         return qualname.rpartition(".")[2]          # a class body
     return "<listcomp>"
+
+
+_SCOPE_NAMES = {ast.Lambda: "<lambda>", ast.ListComp: "<listcomp>", ast.SetComp: "<setcomp>",
+                ast.DictComp: "<dictcomp>", ast.GeneratorExp: "<genexpr>"}
+
+
+def _scope_name(line: int, col: int) -> str:
+    """The name of the code the source's place (line, character offset) belongs to, as CPython names its code
+    objects: the innermost function, lambda, comprehension or class whose own code holds it (a frame whose call
+    the exception did not leave, once it has ended)."""
+    starts = _starts()
+    best, name = None, "<module>"
+    for nodes in starts.values():
+        for node in nodes:
+            kind = node.__class__
+            if kind in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
+                regions, own = node.body, node.name
+            elif kind is ast.Lambda:
+                regions, own = [node.body], "<lambda>"
+            elif kind in _SCOPE_NAMES:
+                regions = [node.key, node.value] if kind is ast.DictComp else [node.elt]
+                for i, clause in enumerate(node.generators):
+                    regions += [clause.target, *clause.ifs] + ([clause.iter] if i else [])
+                own = _SCOPE_NAMES[kind]
+            else:
+                continue
+            for region in regions:
+                first, last = _place(region, False), _place(region, True)
+                if first <= (line, col) < last and (best is None or first > best):
+                    best, name = first, own
+    return name
+
+
+def _place(node, end: bool) -> tuple:
+    line = node.end_lineno if end else node.lineno
+    lines = _parsed()[1]
+    text = lines[line - 1] if line <= len(lines) else ""
+    return line, _chars(text, node.end_col_offset if end else node.col_offset)
 
 
 def _globals():
@@ -163,30 +207,35 @@ def _source_line(line: int) -> str | None:
 
 # ---- the position markers
 
-_TREES: dict = {}       # the source -> {(line, character offset): [nodes starting there, outermost first]}
+_TREES: dict = {}       # the source -> ({(line, character offset): [nodes starting there, outermost first]}, lines)
 
 
-def _starts() -> dict:
+def _parsed() -> tuple:
+    """The session's source parsed by Python's own parser (for the positions CPython's code objects hold)."""
     streams = STATE.streams
     source = streams[5]() if streams and len(streams) > 5 else None
     if source is None:
-        return {}
+        return {}, []
     found = _TREES.get(source)
     if found is None:
-        found = {}
+        starts = {}
         try:
             tree = ast.parse(source)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             tree = None
-        lines = source.splitlines()
+        lines = source.replace("\r\n", "\n").replace("\r", "\n").split("\n")       # (the parser's lines)
         if tree is not None:
             for node in ast.walk(tree):     # (breadth first: an outer node before the inner ones at its place)
                 if hasattr(node, "end_col_offset") and node.end_col_offset is not None:
                     text = lines[node.lineno - 1] if node.lineno <= len(lines) else ""
-                    found.setdefault((node.lineno, _chars(text, node.col_offset)), []).append(node)
+                    starts.setdefault((node.lineno, _chars(text, node.col_offset)), []).append(node)
         _TREES.clear()
-        _TREES[source] = found
+        found = _TREES[source] = (starts, lines)
     return found
+
+
+def _starts() -> dict:
+    return _parsed()[0]
 
 
 def _chars(text: str, offset: int) -> int:
@@ -207,9 +256,27 @@ def _span(line: int, col: int, kind, depth: int):
     if not fitting:
         return None
     node = fitting[min(depth, len(fitting)) - 1]
-    if node.__class__ is ast.Assert:        # (CPython's failing assert is placed at its test)
-        node = node.test
+    if node.__class__ is ast.Assert:
+        node = _assert_place(node)
+        if node is None:
+            return None
     return node.lineno, node.col_offset, node.end_lineno, node.end_col_offset
+
+
+def _assert_place(node: ast.Assert):
+    """Where CPython 3.11 places a failing assert: at the last comparison its test makes (in the order of the
+    code), else at the whole statement."""
+    found = node
+    todo = [node.test]
+    while todo:
+        item = todo.pop()
+        if item.__class__ in (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp):
+            continue
+        if item.__class__ is ast.Compare:
+            found = item
+            continue
+        todo += reversed(list(ast.iter_child_nodes(item)))
+    return found
 
 
 def _anchors(segment: str):
@@ -297,6 +364,9 @@ def _summary(entries: list, names: list, filename: str) -> list:
     count = 0
     for entry, name in zip(entries, names):
         line, col, kind = entry.spot
+        span = _span(line, col, kind, entry.depth)
+        if span is not None:
+            line = span[0]          # (an assert's place may be a later line of its test)
         key = (line, name)
         if key != last:
             if count > _RECURSIVE_CUTOFF:
@@ -307,7 +377,7 @@ def _summary(entries: list, names: list, filename: str) -> list:
         count += 1
         if count > _RECURSIVE_CUTOFF:
             continue
-        out.append(_frame_text(filename, line, name, _span(line, col, kind, entry.depth)))
+        out.append(_frame_text(filename, line, name, span))
     if count > _RECURSIVE_CUTOFF:
         n = count - _RECURSIVE_CUTOFF
         out.append(f'  [Previous line repeated {n} more time{"s" if n > 1 else ""}]\n')
@@ -318,10 +388,7 @@ def _limited(items: list, limit, from_top: bool) -> list:
     """The frames `limit` keeps: for a traceback, the outermost `limit` (a negative one: the innermost); for a
     stack, the innermost."""
     if limit is None:
-        limit = getattr(sys, "tracebacklimit", None) if from_top else None
-        if limit is None:
-            return items
-        limit = max(limit, 0)
+        return items
     if limit.__class__ is not int:
         raise TypeError(f"'<' not supported between instances of '{type(limit).__name__}' and 'int'")
     if from_top:
