@@ -316,8 +316,10 @@ class Session:
         return (self._script_write, self._script_flush, filename, self.script_args, self._script_line,
                 self._script_source)
 
-    def _script_source(self) -> str:
-        return self._source
+    def _script_source(self) -> str | None:
+        """The whole script's source (None in a REPL input or a notebook cell: code an earlier input compiled
+        belongs to another source)."""
+        return None if self._in_unit else self._source
 
     def _script_line(self, line: int) -> str | None:
         return source_line(self._source, line)

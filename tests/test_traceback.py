@@ -60,7 +60,12 @@ SNIPPETS = [
     "except RuntimeError:\n    traceback.print_exc()\ndef again():\n    try:\n        1 / 0\n    except ZeroDivisionError:\n"
     "        raise\ntry:\n    again()\nexcept ZeroDivisionError:\n    traceback.print_exc()\n"
     "def fin():\n    try:\n        {}['x']\n    finally:\n        [][0]\ntry:\n    fin()\nexcept IndexError:\n"
-    "    traceback.print_exc()\n",
+    "    traceback.print_exc()\n"
+    # `raise e` of an exception that has frames already: a new entry for the raise, then its frames
+    "def f():\n    return {}['k']\ntry:\n    try:\n        f()\n    except KeyError as e:\n        err = e\n    raise err\n"
+    "except KeyError:\n    traceback.print_exc()\ndef g():\n    try:\n        f()\n    except KeyError as e:\n"
+    "        return e\ndef h():\n    raise g()\ntry:\n    h()\nexcept KeyError:\n    traceback.print_exc()\n"
+    "try:\n    try:\n        f()\n    except KeyError as e:\n        raise e\nexcept KeyError:\n    traceback.print_exc()\n",
     # the module's functions, their arguments and errors, streams, the message line
     "import traceback, sys, io\ndef inner():\n    raise TypeError('deep')\ndef middle():\n    inner()\n"
     "try:\n    middle()\nexcept TypeError as e:\n    print(repr(traceback.format_exc()))\n"

@@ -53,10 +53,11 @@ class _Entry:
     """One frame of the script in a traceback: its env, function, comprehension name, and where it was (the
     innermost located closure: line, col, the closure's name, and how many closures of that kind at that place
     it is nested in)."""
-    __slots__ = ("env", "function", "name", "spot", "seen")
+    __slots__ = ("env", "function", "name", "spot", "seen", "closed")
 
     def __init__(self, env):
         self.env = env
+        self.closed = False     # a `raise e` of an exception with frames already: CPython's new entry ends here
         self.function = None
         self.name = None
         self.spot = None
@@ -89,14 +90,14 @@ def _entries(tb) -> list:
             local = frame.f_locals
             env = local.get("env")
             if env is not None:
-                if not out or out[-1].env is not env:
+                if not out or out[-1].env is not env or out[-1].closed:
                     out.append(_Entry(env))
                 out[-1].function = local.get("self")
         elif code.co_filename in files and "env" in code.co_varnames:
             local = frame.f_locals
             env = local.get("env")
             if isinstance(env, dict):
-                if not out or out[-1].env is not env:
+                if not out or out[-1].env is not env or out[-1].closed:
                     out.append(_Entry(env))
                     out[-1].name = named.get(id(env))
                 line, col = local.get("line"), local.get("col")
@@ -105,6 +106,8 @@ def _entries(tb) -> list:
                     entry = out[-1]
                     entry.seen[spot] = entry.seen.get(spot, 0) + 1
                     entry.spot = spot
+                    if code.co_name == "run_raise" and tb.tb_next is not None and local.get("exc") is not None:
+                        entry.closed = True
         last = frame
         tb = tb.tb_next
     return [e for e in out if e.spot is not None]
