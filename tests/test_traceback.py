@@ -51,7 +51,10 @@ SNIPPETS = [
     "def c():\n    return (1 +\n            's')\nshow(c)\ndef d():\n    return (  1  +  's' )\nshow(d)\n"
     "def asserts():\n    assert x['a'][0] == 1 and (x['a'][1]\n                               == 3)\nshow(asserts)\n"
     "def e():\n    return 'é' + x['a'][0]\nshow(e)\ndef h():\n    return x['a'] [ 3 ]\nshow(h)\n"
-    "def r():\n    raise KeyError('k')\nshow(r)\nshow(lambda: len(5))\nshow(lambda: int('x'))\n",
+    "def r():\n    raise KeyError('k')\nshow(r)\nshow(lambda: len(5))\nshow(lambda: int('x'))\n"
+    "show(lambda: {[]: 1})\nshow(lambda: {[1], 2})\nshow(lambda: f\"{1:d}\" + f\"{'s':d}\")\nshow(lambda: [*5])\n"
+    "show(lambda: {**[]})\ndef u():\n    [a, b] = [1]\nshow(u)\ndef dl():\n    del gone\nshow(dl)\n"
+    "def st():\n    t = (1, 2)\n    t[0] = 1\nshow(st)\n",
     # chained exceptions: raise from, the implicit context, from None, a bare re-raise, a finally
     "import traceback\ntry:\n    try:\n        {}['a']\n    except KeyError as e:\n        raise ValueError('bad') from e\n"
     "except ValueError:\n    traceback.print_exc()\ntry:\n    try:\n        [1][2]\n    except IndexError:\n"

@@ -33,8 +33,9 @@ _NODES = {"binop": ast.BinOp, "unary": ast.UnaryOp, "compare": ast.Compare, "cha
           "subscript": ast.Subscript, "load_attr": ast.Attribute, "load_grad": ast.Attribute,
           "store_attr": ast.Attribute, "store_item": ast.Subscript, "del_item": ast.Subscript,
           "del_attr": ast.Attribute, "run_raise": ast.Raise, "run_assert": ast.Assert, "aug_name": ast.AugAssign,
-          "aug_attr": ast.AugAssign, "aug_item": ast.AugAssign, "store_unpack": ast.Tuple,
-          "make": (ast.ListComp, ast.SetComp, ast.DictComp)}
+          "aug_attr": ast.AugAssign, "aug_item": ast.AugAssign, "store_unpack": (ast.Tuple, ast.List),
+          "make": (ast.ListComp, ast.SetComp, ast.DictComp), "make_dict": ast.Dict, "make_set": ast.Set,
+          "items": (ast.List, ast.Tuple, ast.Set), "fstring": ast.JoinedStr, "del_name": ast.Name}
 
 
 def _node_kind(name: str):
