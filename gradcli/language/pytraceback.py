@@ -158,8 +158,25 @@ def _scope_name(line: int, col: int) -> str:
     """The name of the code the source's place (line, character offset) belongs to, as CPython names its code
     objects: the innermost function, lambda, comprehension or class whose own code holds it (a frame whose call
     the exception did not leave, once it has ended)."""
-    starts = _starts()
-    best, name = None, "<module>"
+    known = _parsed()[3]
+    name = known.get((line, col))
+    if name is None:
+        best, name = None, "<module>"
+        for first, last, own in _parsed()[2]:
+            if first <= (line, col) < last and (best is None or first > best):
+                best, name = first, own
+        known[line, col] = name
+    return name
+
+
+def _scopes(starts: dict, lines: list) -> list:
+    """[(start, end, name)] of the source's code regions that are not the module's: the bodies of functions,
+    lambdas and classes, and the parts of comprehensions their own code runs (all but the first iterable)."""
+    def place(node, end: bool) -> tuple:
+        line = node.end_lineno if end else node.lineno
+        text = lines[line - 1] if line <= len(lines) else ""
+        return line, _chars(text, node.end_col_offset if end else node.col_offset)
+    out = []
     for nodes in starts.values():
         for node in nodes:
             kind = node.__class__
@@ -174,18 +191,8 @@ def _scope_name(line: int, col: int) -> str:
                 own = _SCOPE_NAMES[kind]
             else:
                 continue
-            for region in regions:
-                first, last = _place(region, False), _place(region, True)
-                if first <= (line, col) < last and (best is None or first > best):
-                    best, name = first, own
-    return name
-
-
-def _place(node, end: bool) -> tuple:
-    line = node.end_lineno if end else node.lineno
-    lines = _parsed()[1]
-    text = lines[line - 1] if line <= len(lines) else ""
-    return line, _chars(text, node.end_col_offset if end else node.col_offset)
+            out += [(place(region, False), place(region, True), own) for region in regions]
+    return out
 
 
 def _globals():
@@ -211,7 +218,9 @@ def _source_line(line: int) -> str | None:
 
 # ---- the position markers
 
-_TREES: dict = {}       # the source -> ({(line, character offset): [nodes starting there, outermost first]}, lines)
+# the source -> ({(line, character offset): [nodes starting there, outermost first]}, its lines, _scopes(), and the
+# names and spans found so far)
+_TREES: dict = {}
 
 
 def _parsed() -> tuple:
@@ -219,7 +228,7 @@ def _parsed() -> tuple:
     streams = STATE.streams
     source = streams[5]() if streams and len(streams) > 5 else None
     if source is None:
-        return {}, []
+        return {}, [], [], {}, {}
     found = _TREES.get(source)
     if found is None:
         starts = {}
@@ -234,7 +243,7 @@ def _parsed() -> tuple:
                     text = lines[node.lineno - 1] if node.lineno <= len(lines) else ""
                     starts.setdefault((node.lineno, _chars(text, node.col_offset)), []).append(node)
         _TREES.clear()
-        found = _TREES[source] = (starts, lines)
+        found = _TREES[source] = (starts, lines, _scopes(starts, lines), {}, {})
     return found
 
 
@@ -247,6 +256,15 @@ def _chars(text: str, offset: int) -> int:
 
 
 def _span(line: int, col: int, kind, depth: int):
+    """_find_span, once for each place of a source (a deep recursion's frames share theirs)."""
+    known = _parsed()[4]
+    key = (line, col, kind, depth)
+    if key not in known:
+        known[key] = _find_span(line, col, kind, depth)
+    return known[key]
+
+
+def _find_span(line: int, col: int, kind, depth: int):
     """The node CPython's failing instruction is positioned at, for a frame located at (line, col) by a closure
     of `kind`, `depth` closures of that kind deep at that place: (line, col, end line, end col), byte offsets."""
     if kind is None:
