@@ -29,6 +29,7 @@ from types import FunctionType
 
 from gradcli.engine.state import STATE
 from gradcli.language.classes import ScriptObject, ScriptType
+from gradcli.language.pysys import held_stream as _held, script_stream as _script_stream, write_to as _write
 
 CRITICAL = FATAL = 50
 ERROR = 40
@@ -129,35 +130,6 @@ def _record(record) -> None:
 def _type_name(x) -> str:
     from gradcli.language import stdlib
     return stdlib.type_name(x)
-
-
-def _script_stream(name: str):
-    """sys.stdout or sys.stderr as the script sees it now: what redirect_stdout/redirect_stderr put there, or
-    the session's stream."""
-    redirects = STATE.redirects
-    if redirects is not None and name in redirects:
-        return redirects[name]
-    from gradcli.language import pysys
-    return pysys.STDOUT if name == "stdout" else pysys.STDERR
-
-
-def _held(stream):
-    """The stream a handler is given, as CPython's would hold it: the script's `sys.stdout` read while
-    redirect_stdout is in force is the redirect's target (gradcli's sys.stdout follows it at each write instead)."""
-    from gradcli.language import pysys
-    if stream.__class__ is pysys.TextIOWrapper:
-        return _script_stream(stream.stream)
-    return stream
-
-
-def _write(stream, text: str) -> None:
-    """Write to a stream a handler holds: the session's own (as CPython's handler holds the real sys.stderr it
-    was given, whatever redirect comes later), or the script's object."""
-    from gradcli.language import pysys
-    if stream.__class__ is pysys.TextIOWrapper:
-        STATE.streams[0](stream.stream, text, (text,))
-    else:
-        _get(stream, "write")(text)
 
 
 def _flush(stream) -> None:

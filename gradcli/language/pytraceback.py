@@ -593,10 +593,10 @@ def print_stack(f=None, limit=None, file=None):
 
 def _print(lines: list, file) -> None:
     """Each line to `file` (the script's sys.stderr by default), as CPython prints them: one write a line."""
-    from gradcli.language import pylogging
-    stream = pylogging._script_stream("stderr") if file is None else pylogging._held(file)
+    from gradcli.language import pysys
+    stream = pysys.script_stream("stderr") if file is None else pysys.held_stream(file)
     for line in lines:
-        pylogging._write(stream, line)
+        pysys.write_to(stream, line)
 
 
 def exception_text(e: BaseException, own_traceback: bool = True) -> str:
