@@ -311,19 +311,18 @@ class Session:
 
     def _streams(self, filename: str) -> tuple:
         """STATE.streams while this session runs `filename`: where sys.stdout and sys.stderr write, the file name
-        and the script's arguments (sys.argv), and for the logging module the script's lines and how its errors
-        are shown."""
+        and the script's arguments (sys.argv), and for the logging and traceback modules the script's lines and its
+        source (traceback's position markers)."""
         return (self._script_write, self._script_flush, filename, self.script_args, self._script_line,
-                self._error_text)
+                self._script_source)
+
+    def _script_source(self) -> str | None:
+        """The whole script's source (None in a REPL input or a notebook cell: code an earlier input compiled
+        belongs to another source)."""
+        return None if self._in_unit else self._source
 
     def _script_line(self, line: int) -> str | None:
         return source_line(self._source, line)
-
-    def _error_text(self, e: BaseException) -> str:
-        """A script's exception as the run would report it (a logged exception: logger.exception)."""
-        if getattr(e, compiler.POSITION, None) is None:       # raised at no line of the script
-            return f"{type(e).__qualname__}: {e}"
-        return self._script_error(e, self._source, self._filename).render()
 
     def _script_write(self, stream: str, text: str, args: tuple) -> None:
         """What the script writes to sys.stdout or sys.stderr (print(file=...) too): where print writes, or an

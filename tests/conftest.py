@@ -185,6 +185,18 @@ def cpython_output(source: str) -> str:
     return text
 
 
+def both_as_file(source: str, path) -> tuple:
+    """(gradcli's (stdout, stderr), CPython's) for the script run as the file `path` (written here; CPython must
+    end it with status 0): for what names the script's file, as tracebacks do."""
+    import subprocess
+    out, err = io.StringIO(), io.StringIO()
+    Session(out=out, err=err).run_source(source, str(path))
+    path.write_text(source)
+    p = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    return (out.getvalue(), err.getvalue()), (p.stdout, p.stderr)
+
+
 def located_error(source: str) -> str:
     """The error a script ends in, as 'line:col: Kind: message' (the script must fail)."""
     with pytest.raises(ScriptError) as info:

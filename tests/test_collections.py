@@ -217,7 +217,7 @@ def test_field_names_carry_no_code(field_names):
     ("import collections.abcd", "2:1: ImportError: import of 'collections.abcd' is outside gradcli's language: "
                                 "scripts can import only torch, abc, argparse, bisect, collections, contextlib, copy, dataclasses, "
                                 "enum, functools, heapq, inspect, io, itertools, json, logging, math, operator, pprint, random, "
-                                "re, statistics, string, sys, textwrap, time, types, typing, unicodedata and warnings"),
+                                "re, statistics, string, sys, textwrap, time, traceback, types, typing, unicodedata and warnings"),
     ("from collections import UserDict", "2:1: ImportError: cannot import name 'UserDict' from 'collections' "
                                          "(unknown location)"),
     ("d = defaultdict(list)\nd.default_factory = dict",

@@ -545,7 +545,7 @@ def test_fstring_fields_carry_script_positions():
 # ================================================================ invalid snippets
 
 NOT_OURS = "not part of gradcli's language"
-ONLY_TORCH = "gradcli scripts can import only torch, abc, argparse, bisect, collections, contextlib, copy, dataclasses, enum, functools, heapq, inspect, io, itertools, json, logging, math, operator, pprint, random, re, statistics, string, sys, textwrap, time, types, typing, unicodedata and warnings"
+ONLY_TORCH = "gradcli scripts can import only torch, abc, argparse, bisect, collections, contextlib, copy, dataclasses, enum, functools, heapq, inspect, io, itertools, json, logging, math, operator, pprint, random, re, statistics, string, sys, textwrap, time, traceback, types, typing, unicodedata and warnings"
 
 INVALID = {
     "unexpected tokens": [

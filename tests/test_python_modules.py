@@ -109,7 +109,7 @@ def test_what_the_copies_take_is_bounded(source, message):
      "gradcli's language"),
     ("import os", "1:1: ImportError: import of 'os' is outside gradcli's language: scripts can import only torch, "
                   "abc, argparse, bisect, collections, contextlib, copy, dataclasses, enum, functools, heapq, inspect, io, itertools, json, logging, math, operator, "
-                  "pprint, random, re, statistics, string, sys, textwrap, time, types, typing, unicodedata and warnings"),
+                  "pprint, random, re, statistics, string, sys, textwrap, time, traceback, types, typing, unicodedata and warnings"),
 ])
 def test_nothing_else_is_reachable(source, message):
     assert located_error(source) == message

@@ -516,6 +516,9 @@ def test_completes_imports_and_magics(session_shell, tmp_path, monkeypatch):
     assert [t for t, _ in completions("from io import ", session_shell)] == [
         "BytesIO", "DEFAULT_BUFFER_SIZE", "SEEK_CUR", "SEEK_END", "SEEK_SET", "StringIO", "UnsupportedOperation"]
     assert [t for t, _ in completions("import lo", session_shell)] == ["logging"]
+    assert [t for t, _ in completions("import tr", session_shell)] == ["traceback"]
+    assert [t for t, _ in completions("from traceback import print_", session_shell)] == [
+        "print_exc", "print_exception", "print_stack"]
     assert [t for t, _ in completions("from logging import getL", session_shell)] == [
         "getLevelName", "getLevelNamesMapping", "getLogger", "getLoggerClass"]
     session_shell.execute("import io\nbuf = io.StringIO()")

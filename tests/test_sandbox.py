@@ -16,7 +16,7 @@ from gradcli.engine.tensor import Tensor
 from gradcli.repl.shell import Options, Shell
 
 _OUTSIDE = "AttributeError: {} attribute '{}' is outside gradcli's language"
-_IMPORT = "ImportError: import of '{}' is outside gradcli's language: scripts can import only torch, abc, argparse, bisect, collections, contextlib, copy, dataclasses, enum, functools, heapq, inspect, io, itertools, json, logging, math, operator, pprint, random, re, statistics, string, sys, textwrap, time, types, typing, unicodedata and warnings"
+_IMPORT = "ImportError: import of '{}' is outside gradcli's language: scripts can import only torch, abc, argparse, bisect, collections, contextlib, copy, dataclasses, enum, functools, heapq, inspect, io, itertools, json, logging, math, operator, pprint, random, re, statistics, string, sys, textwrap, time, traceback, types, typing, unicodedata and warnings"
 _BUILTIN = "NameError: name '{0}' is not defined: Python's builtin '{0}' is outside gradcli's language"
 _NO_FILES = "scripts cannot read or write files"
 _NO_ARRAYS = "scripts cannot reach numpy arrays (use .tolist() or .item())"
@@ -92,6 +92,28 @@ ESCAPES = [
      "3:1: AttributeError: 'Tensor' object has no attribute 'write'"),
     ("import textwrap\ntextwrap.TextWrapper", 1, "2:1: NotImplementedError: gradcli does not implement "
                                                  "textwrap.TextWrapper"),
+    # traceback: the text of an exception, never a traceback, frame, code object or file
+    ("import traceback\ntry:\n    1 / 0\nexcept ZeroDivisionError as e:\n    traceback.extract_tb(e)", 1,
+     "5:5: NotImplementedError: gradcli does not implement traceback.extract_tb"),
+    ("import traceback\ntry:\n    1 / 0\nexcept ZeroDivisionError as e:\n    traceback.walk_tb", 1,
+     "5:5: NotImplementedError: gradcli does not implement traceback.walk_tb"),
+    ("import traceback\ntraceback.StackSummary", 1,
+     "2:1: NotImplementedError: gradcli does not implement traceback.StackSummary"),
+    ("import traceback\ntraceback.linecache", 1,
+     "2:1: AttributeError: module 'traceback' attribute 'linecache' is outside gradcli's language"),
+    ("import traceback\ntraceback.sys", 1, "2:1: AttributeError: module 'traceback' attribute 'sys' is outside "
+                                           "gradcli's language"),
+    ("import traceback\ntraceback.print_exc.__globals__", 1,
+     "2:1: AttributeError: 'function' object has no attribute '__globals__'"),
+    ("import traceback, inspect\ntraceback.print_stack(inspect.currentframe())", 1,
+     "2:1: TypeError: traceback.format_stack() of a frame is outside gradcli's language: scripts hold no frame "
+     "objects"),
+    ("import traceback\ntry:\n    1 / 0\nexcept ZeroDivisionError as e:\n    traceback.print_exception(type(e), e, e.__traceback__)", 1,
+     "5:43: AttributeError: 'ZeroDivisionError' object attribute '__traceback__' is outside gradcli's language"),
+    ("import traceback\ntry:\n    1 / 0\nexcept ZeroDivisionError as e:\n    traceback.print_exception(type(e), e, 'tb')", 1,
+     "5:5: AttributeError: 'str' object has no attribute 'tb_frame'"),
+    ("import traceback\ntry:\n    1 / 0\nexcept ZeroDivisionError as e:\n    traceback.print_exc(file=[])", 1,
+     "5:5: AttributeError: 'list' object has no attribute 'write'"),
     # logging: the session's own loggers writing to the script's streams; no files, no process-wide hooks, no
     # manager, no traceback in a record, methods only on their own class's objects
     ("import logging\nlogging.basicConfig(filename='/tmp/x.log')", 1, "2:1: ValueError: logging.basicConfig("

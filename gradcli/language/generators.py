@@ -26,12 +26,16 @@ from gradcli.language import access, classes, syntax
 from gradcli.language.flow import (BREAK, CATCHABLE, CONTINUE, YIELDS, Return, abort, enter, has_yield,
                                    iterate, locate, matches, tracked)
 
+GENERATOR_NAME = "\0generator"      # the key of a generator's frame name in its env (traceback's frames)
+
+
 def body(compiler, stmts: list, name: str, qualname: str):
     """The body of a generator function, compiled: a closure (env) -> Return(generator) that the
     function's call returns at once, before any of the body runs."""
     run = _block(compiler, stmts)
 
     def start(env):
+        env[GENERATOR_NAME] = name
         made = _generator(run, env)
         made.__name__ = name                # as CPython names the generator after its function
         made.__qualname__ = qualname

@@ -1514,6 +1514,9 @@ _MODULES = {
     "bisect": "Python's bisect module: positions in a sorted list (bisect_left, bisect_right) and insort.",
     "pprint": "Python's pprint module: pprint and pformat lay a value's repr out over lines.",
     "textwrap": "Python's textwrap module: wrap, fill, shorten, dedent and indent text.",
+    "traceback": "Python's traceback module: print_exc, format_exc, print_exception, format_exception, "
+                 "format_exception_only, print_stack and format_stack print a caught exception's traceback as "
+                 "CPython 3.11 prints it (the script's frames; no frame or traceback objects).",
     "types": "Python's types module, its SimpleNamespace (hyperparameters as attributes) only.",
     "argparse": "Python's argparse module, CPython's own parser: a script's command-line options (parse_args of a "
                 "list, or of sys.argv[1:]), its usage and help text, subcommands, and errors that exit with status "
@@ -1703,7 +1706,7 @@ _PYTHON_MODULE_FILES = {"gradcli.language.pyabc": "abc", "gradcli.language.pycon
                         "gradcli.language.pytyping": "typing",
                         "gradcli.language.pyinspect": "inspect",
                         "gradcli.language.pyenum": "enum", "_io": "io", "io": "io",
-                        "gradcli.language.pylogging": "logging"}
+                        "gradcli.language.pylogging": "logging", "gradcli.language.pytraceback": "traceback"}
 
 # statistics' functions: CPython's, so its results and errors (statistics.StatisticsError) are Python's
 _STATISTICS = {
@@ -1911,6 +1914,28 @@ _PYTHON_FUNCTIONS.update({
                                                                   "items."),
     ("logging", "shutdown"): ("logging.shutdown()", "Flushes the handlers of the session's loggers."),
 })
+
+# traceback (gradcli.language.pytraceback)
+_PYTHON_FUNCTIONS.update({
+    ("traceback", "print_exc"): ("traceback.print_exc(limit=None, file=None, chain=True)",
+                                 "Prints the exception being handled with its traceback, as Python would had it "
+                                 "not been caught, to file (sys.stderr by default)."),
+    ("traceback", "format_exc"): ("traceback.format_exc(limit=None, chain=True)",
+                                  "What print_exc prints, as one string."),
+    ("traceback", "print_exception"): ("traceback.print_exception(exc, /, value=<implicit>, tb=<implicit>, "
+                                       "limit=None, file=None, chain=True)",
+                                       "Prints an exception: its traceback (the frames from the try down to where it "
+                                       "was raised), its type and message, after the exceptions it was chained to."),
+    ("traceback", "format_exception"): ("traceback.format_exception(exc, /, value=<implicit>, tb=<implicit>, "
+                                        "limit=None, chain=True)",
+                                        "The lines print_exception prints, each ending in a newline."),
+    ("traceback", "format_exception_only"): ("traceback.format_exception_only(exc, /, value=<implicit>)",
+                                             "The exception's last line ('KeyError: 'x''), and its notes."),
+    ("traceback", "print_stack"): ("traceback.print_stack(f=None, limit=None, file=None)",
+                                   "Prints the frames of the script that led to this call, outermost first."),
+    ("traceback", "format_stack"): ("traceback.format_stack(f=None, limit=None)",
+                                    "The lines print_stack prints."),
+})
 # its classes and their methods, by their qualified names
 _PYTHON_NAMES.update({
     ("logging", "Logger"): ("class Logger(name, level=NOTSET)", "A named channel of records: logger.info('epoch %d', "
@@ -2009,7 +2034,7 @@ _PYTHON_NAMES.update({
     ("logging", "Formatter.formatTime"): ("Formatter.formatTime(record, datefmt=None)", "The record's time: "
                                           "time.strftime(datefmt), or '2024-01-31 12:00:00,123'."),
     ("logging", "Formatter.formatException"): ("Formatter.formatException(ei)", "The text of an exc_info tuple's "
-                                               "exception, as gradcli shows a script's error."),
+                                               "exception: its traceback, as traceback.print_exception writes it."),
     ("logging", "Formatter.formatMessage"): ("Formatter.formatMessage(record)", "The format's fields filled from "
                                                                                 "the record."),
     ("logging", "Formatter.formatStack"): ("Formatter.formatStack(stack_info)", "The stack's text (as it is)."),

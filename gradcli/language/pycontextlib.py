@@ -78,19 +78,23 @@ class _GeneratorContextManager(_ContextObject):
         if value is None:
             value = typ()
         aborting = _aborting(typ)
+        passage = value.__traceback__       # (kept, as CPython's is: the exception's frames do not gain the generator's)
         try:
             self._driven("throw")(value)
         except StopIteration as exc:
             return exc is not value and not aborting      # (the generator returned: it handled the exception)
         except RuntimeError as exc:
             if exc is value:
+                exc.__traceback__ = passage
                 return False
             if isinstance(value, StopIteration) and exc.__cause__ is value:
+                value.__traceback__ = passage
                 return False
             raise
         except BaseException as exc:
             if exc is not value:
                 raise
+            exc.__traceback__ = passage
             return False
         if aborting:        # (it yielded again in a `finally`: the timeout goes on, as it would past a loop)
             return False

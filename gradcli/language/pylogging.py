@@ -29,6 +29,7 @@ from types import FunctionType
 
 from gradcli.engine.state import STATE
 from gradcli.language.classes import ScriptObject, ScriptType
+from gradcli.language.pysys import held_stream as _held, script_stream as _script_stream, write_to as _write
 
 CRITICAL = FATAL = 50
 ERROR = 40
@@ -50,7 +51,7 @@ class Run:
     attributes, the loggers getLogger made (by name), logging.disable's level, the level names (addLevelName adds
     some), when logging started (relativeCreated) and CPython's last-resort handler."""
 
-    __slots__ = ("root", "loggers", "disable", "level_names", "name_levels", "start", "last_resort")
+    __slots__ = ("root", "loggers", "disable", "level_names", "name_levels", "start", "last_resort", "traced")
 
     def __init__(self):
         self.root = {"name": "root", "level": WARNING, "parent": None, "propagate": True, "handlers": [],
@@ -61,6 +62,7 @@ class Run:
         self.name_levels = dict(_NAME_LEVELS)
         self.start = time.time()
         self.last_resort = None
+        self.traced = {}        # id -> the exc_info tuples made of an exception, whose traceback CPython's would hold
 
 
 def _run() -> Run:
@@ -128,35 +130,6 @@ def _record(record) -> None:
 def _type_name(x) -> str:
     from gradcli.language import stdlib
     return stdlib.type_name(x)
-
-
-def _script_stream(name: str):
-    """sys.stdout or sys.stderr as the script sees it now: what redirect_stdout/redirect_stderr put there, or
-    the session's stream."""
-    redirects = STATE.redirects
-    if redirects is not None and name in redirects:
-        return redirects[name]
-    from gradcli.language import pysys
-    return pysys.STDOUT if name == "stdout" else pysys.STDERR
-
-
-def _held(stream):
-    """The stream a handler is given, as CPython's would hold it: the script's `sys.stdout` read while
-    redirect_stdout is in force is the redirect's target (gradcli's sys.stdout follows it at each write instead)."""
-    from gradcli.language import pysys
-    if stream.__class__ is pysys.TextIOWrapper:
-        return _script_stream(stream.stream)
-    return stream
-
-
-def _write(stream, text: str) -> None:
-    """Write to a stream a handler holds: the session's own (as CPython's handler holds the real sys.stderr it
-    was given, whatever redirect comes later), or the script's object."""
-    from gradcli.language import pysys
-    if stream.__class__ is pysys.TextIOWrapper:
-        STATE.streams[0](stream.stream, text, (text,))
-    else:
-        _get(stream, "write")(text)
 
 
 def _flush(stream) -> None:
@@ -255,8 +228,9 @@ def _frame_name(found: list, index: int) -> str:
 
 
 def _filename() -> str:
-    streams = STATE.streams
-    return streams[2] if streams else "<script>"
+    """The script's file as CPython's code objects name it (gradcli.language.pytraceback)."""
+    from gradcli.language import pytraceback
+    return pytraceback.filename()
 
 
 def _stack_text(found: list, index: int) -> str:
@@ -289,12 +263,9 @@ def _caller(stacklevel: int, stack_info: bool):
 
 
 def _exception_text(e) -> str:
-    """The script's exception as gradcli shows a script's error (its place, the line and a caret), or its kind
-    and message for one raised at no place of the script."""
-    streams = STATE.streams
-    if streams is not None and len(streams) > 5:
-        return streams[5](e)
-    return f"{type(e).__qualname__}: {e}"
+    """The script's exception as CPython's traceback.print_exception writes it (gradcli.language.pytraceback)."""
+    from gradcli.language import pytraceback
+    return pytraceback.exception_text(e)
 
 
 # ---- records
@@ -527,10 +498,12 @@ class Formatter(ScriptObject, metaclass=ScriptType):
         return text
 
     def formatException(self, ei):
-        """The text of exc_info's exception, as gradcli shows a script's error."""
+        """The text of exc_info's exception: its traceback, as CPython's traceback.print_exception writes it."""
         if ei[1] is None:
             return f"{type(ei[1]).__name__}: {ei[1]}"
-        text = _exception_text(ei[1])
+        from gradcli.language import pytraceback
+        traced = _run().traced.get(id(ei)) is ei
+        text = pytraceback.exception_text(ei[1], traced)
         return text[:-1] if text.endswith("\n") else text
 
     def usesTime(self):
@@ -857,12 +830,14 @@ class Logger(Filterer):
 
     def _log(self, level, msg, args, exc_info=None, extra=None, stack_info=False, stacklevel=1):
         fn, lno, func, sinfo = _caller(stacklevel, stack_info)
-        if exc_info:
+        if exc_info and not isinstance(exc_info, tuple):
             if isinstance(exc_info, BaseException):
                 exc_info = (type(exc_info), exc_info, None)
-            elif not isinstance(exc_info, tuple):
+            else:
                 kind, value, _ = sys.exc_info()
                 exc_info = (kind, value, None)      # (never the traceback: its frames are gradcli's)
+            if exc_info[1] is not None:
+                _run().traced[id(exc_info)] = exc_info      # (shown with its traceback, as CPython's is)
         record = self.makeRecord(self.name, level, fn, lno, msg, args, exc_info, func, extra, sinfo)
         self.handle(record)
 

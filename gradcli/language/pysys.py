@@ -56,6 +56,35 @@ INFO_FIELDS = {type(_sys.version_info): ("major", "minor", "micro", "releaseleve
                                      "str_digits_check_threshold")}
 
 
+def script_stream(name: str):
+    """sys.stdout or sys.stderr as the script sees it now: what redirect_stdout/redirect_stderr put there, or
+    the session's stream."""
+    redirects = STATE.redirects
+    if redirects is not None and name in redirects:
+        return redirects[name]
+    return STDOUT if name == "stdout" else STDERR
+
+
+def held_stream(stream):
+    """The stream a handler or a file= argument is given, as CPython's would hold it: the script's `sys.stdout`
+    read while redirect_stdout is in force is the redirect's target (gradcli's sys.stdout follows it at each
+    write instead)."""
+    if stream.__class__ is TextIOWrapper:
+        return script_stream(stream.stream)
+    return stream
+
+
+def write_to(stream, text: str) -> None:
+    """Write to a stream held as above: the session's own (as CPython's handler holds the real sys.stderr it was
+    given, whatever redirect comes later), or the script's object (its `write` read as the script reads it)."""
+    if stream.__class__ is TextIOWrapper:
+        STATE.streams[0](stream.stream, text, (text,))
+        return
+    from gradcli.language import access, classes
+    write = getattr(stream, "write") if type(type(stream)) is classes.ScriptType else access.read_attr(stream, "write")
+    write(text)
+
+
 def _type_name(x) -> str:
     from gradcli.language import stdlib
     return stdlib.type_name(x)

@@ -34,7 +34,7 @@ _PYTHON_MODULES = {"random": None, "functools": _functools, "string": None, "sta
                    "dataclasses": None, "warnings": None, "json": None,
                    "heapq": None, "bisect": None, "pprint": None, "textwrap": None, "abc": None, "contextlib": None,
                    "enum": None, "io": None, "logging": None, "types": None, "argparse": None,
-                   "re": None, "unicodedata": None}
+                   "re": None, "traceback": None, "unicodedata": None}
 
 
 class ScriptModule:
@@ -1304,6 +1304,7 @@ TEXTWRAP = _later_python("textwrap", "pytext", "textwrap_members")
 TYPES = _later_python("types", "pytypes")                # SimpleNamespace
 ARGPARSE = _later_python("argparse", "pyargparse")       # CPython's parser, writing and exiting as the script
 UNICODEDATA = _later_python("unicodedata", "pyre", "unicodedata_members")
+TRACEBACK = _later_python("traceback", "pytraceback")    # from gradcli's record of an exception, no frames
 
 
 def _make_copy() -> dict:
@@ -1337,7 +1338,7 @@ OPAQUE_CLASSES: dict = {}
 
 _PARTIAL_MODULES = ("typing", "dataclasses", "statistics", "warnings", "sys", "json", "heapq", "bisect", "pprint",
                     "textwrap", "abc", "contextlib", "enum", "functools", "io", "inspect", "logging", "types", "argparse",
-                    "re", "unicodedata")
+                    "re", "traceback", "unicodedata")
 # Names of Python's modules that gradcli leaves out of the language, with the reason
 _NO_FILES = "gradcli's io has the in-memory streams (BytesIO, StringIO) only: scripts cannot read or write files"
 REFUSED_MEMBERS = {"contextlib": {"chdir": "scripts cannot reach files or directories"},
@@ -1434,7 +1435,7 @@ _TOP = {"torch": TORCH, "math": MATH, "random": RANDOM, "itertools": ITERTOOLS, 
         "dataclasses": DATACLASSES, "operator": OPERATOR, "statistics": STATISTICS, "warnings": WARNINGS,
         "sys": SYS, "json": JSON, "heapq": HEAPQ, "bisect": BISECT,
         "pprint": PPRINT, "textwrap": TEXTWRAP, "abc": ABC, "contextlib": CONTEXTLIB, "enum": ENUM, "io": IO,
-        "re": RE, "unicodedata": UNICODEDATA,
+        "re": RE, "traceback": TRACEBACK, "unicodedata": UNICODEDATA,
         "inspect": INSPECT, "logging": LOGGING, "types": TYPES, "argparse": ARGPARSE}
 
 
