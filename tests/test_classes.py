@@ -132,6 +132,12 @@ SNIPPETS = [
     "    try:\n        a, b = bad\n    except TypeError as e:\n        print(e)",
     # a function's own attributes (Python's function __dict__): set, read, deleted, copied by functools.wraps,
     # read through a bound method
+    # setting an attribute on a value of Python's own types: CPython's errors (no attribute, not writable,
+    # a method's read-only name, the __class__ of a static type)
+    "for obj in (5, 2.5, 1j, True, 's', (1,), [1], {1: 2}, {1}, frozenset(), None, range(3), slice(1)):\n"
+    "    for name in ('foo', 'real', 'upper', 'append', 'start', 'keys', '__class__', '__doc__'):\n"
+    "        try:\n            setattr(obj, name, bool)\n        except (AttributeError, TypeError) as e:\n"
+    "            print(type(e).__name__, e)\nx = [1]\ntry:\n    x.size = 2\nexcept AttributeError as e:\n    print(e)",
     'import functools\ndef counted(fn):\n    @functools.wraps(fn)\n    def wrapper(*args):\n        wrapper.calls += 1\n        return fn(*args)\n    wrapper.calls = 0\n    return wrapper\n@counted\ndef sq(x):\n    return x * x\nprint(sq(3), sq(4), sq.calls, sq.__name__, hasattr(sq, \'calls\'), getattr(sq, \'missing\', \'none\'))\ndef memo(fn):\n    fn.cache = {}\n    return fn\n@memo\ndef fib(n):\n    if n in fib.cache:\n        return fib.cache[n]\n    r = n if n < 2 else fib(n - 1) + fib(n - 2)\n    fib.cache[n] = r\n    return r\nprint(fib(30), len(fib.cache))\nf = lambda: 1\nf.tag = "lam"\nprint(f.tag)\ndel f.tag\nprint(hasattr(f, "tag"))\ntry:\n    del f.tag\nexcept AttributeError as e:\n    print(e)\ntry:\n    print(f.nothing)\nexcept AttributeError as e:\n    print(e)\nclass A:\n    def m(self):\n        return 1\n    m.marker = "yes"\na = A()\nprint(A.m.marker, a.m.marker)\ntry:\n    a.m.other = 1\nexcept AttributeError as e:\n    print(e)\ndef g():\n    pass\ng.x = 1\n@functools.wraps(g)\ndef h():\n    pass\nprint(h.x, h.__wrapped__ is g)\ng.count = 0\ng.count += 5\nprint(g.count)',
 ]
 

@@ -113,6 +113,9 @@ BINDING_ERRORS = [
     ("print(*5)", "print() argument after * must be an iterable, not int"),
     ("print(**[])", "print() argument after ** must be a mapping, not list"),
     ("print(**{'sep': 1}, **{'sep': 2})", "print() got multiple values for keyword argument 'sep'"),
+    ("dict(**5)", "dict() argument after ** must be a mapping, not int"),        # (builtins with a bound on
+    ("list(*5)", "list() argument after * must be an iterable, not int"),          # what they build: named as
+    ("sorted(*None)", "sorted() argument after * must be an iterable, not NoneType"),  # the builtin)
     ("def o():\n    def i(a): pass\n    i()\no()", "o.<locals>.i() missing 1 required positional argument: 'a'"),
     ("def o():\n    return [lambda: 0 for _ in [1]][0]\no()(1)",
      "o.<locals>.<listcomp>.<lambda>() takes 0 positional arguments but 1 was given"),

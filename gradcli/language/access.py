@@ -820,7 +820,10 @@ def set_attr(obj, name: str, value) -> None:
     if name in _HOLDERS.get(obj.__class__, ()) and getattr(getattr(obj.__class__, "__dataclass_params__", None),
                                                           "frozen", False):
         setattr(obj, name, value)       # (gradcli's own frozen dataclasses: their __setattr__ raises dataclasses' error)
+    if obj.__class__ in _PYTHON_VALUES:     # no instance of Python's value types takes an attribute or a __class__:
+        setattr(obj, name, value)           # CPython's own error ('int' object has no attribute 'foo'), nothing set
     raise AttributeError(f"'{type_name(obj)}' object attribute '{name}' is read-only")
+
 
 
 def _set_tensor_own(obj: Tensor, name: str, value) -> None:

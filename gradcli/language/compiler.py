@@ -307,6 +307,8 @@ def _too_many_positional(f: ScriptFunction, given: int, kwonly_given: int) -> st
 def _function_str(f) -> str:
     """How CPython names a callee in the errors of argument unpacking: module.qualname(), the module
     left out for builtins."""
+    if f.__class__ is bounds.Bounded:       # (a builtin with a bound on what it builds: named as the builtin)
+        f = f.original
     if f.__class__ is ScriptFunction:
         return f"__main__.{f.qualname}()"
     name = stdlib.torch_name(f)
