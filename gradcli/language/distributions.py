@@ -19,7 +19,7 @@ import math
 
 import numpy as np
 
-from gradcli.engine import autograd, dtypes, factories, ops
+from gradcli.engine import autograd, dtypes, factories, ops, typeinfo
 from gradcli.engine import distributions as draws
 from gradcli.engine.ops import nn as nn_ops
 from gradcli.engine.addresses import address
@@ -44,8 +44,9 @@ def _all_true(valid: Tensor) -> bool:
 
 
 def _finfo(dtype):
-    """torch.finfo(dtype): the float type's limits."""
-    return dtypes.finfo(dtype.np)
+    """torch.finfo(dtype): the float type's limits (PyTorch's TypeError for an integer or bool dtype, which a
+    distribution given integer parameters meets: Gumbel(torch.tensor(0), 1.0))."""
+    return typeinfo.finfo(dtype)
 
 
 def _warn(message: str, category: str = "UserWarning") -> None:

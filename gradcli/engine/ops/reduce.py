@@ -149,11 +149,12 @@ def _prod_safe_zeros(F, g, inp, dim):
 
 
 def _cat_one(F, x, dim):
-    """cat([ones, x], dim): x shifted one place along `dim`, with ones in front."""
+    """cat([ones, x], dim): x shifted one place along `dim`, with ones in front. (The constant added holds -0.0 where
+    x goes, which leaves every value of x as it is, a -0.0 too, as cat copies it.)"""
     shape = list(_values(x).shape)
     shape[dim] += 1
     key = tuple(slice(1, None) if i == dim else slice(None) for i in range(len(shape)))
-    ones = np.zeros(shape, dtype=_values(x).dtype)
+    ones = np.full(shape, -0.0, dtype=_values(x).dtype)
     ones[tuple(slice(0, 1) if i == dim else slice(None) for i in range(len(shape)))] = 1
     return F.scatter(x, tuple(shape), key, "slice") + F.const(ones)
 
