@@ -185,16 +185,22 @@ def cpython_output(source: str) -> str:
     return text
 
 
+def gradcli_as_file(source: str, path) -> tuple:
+    """gradcli's (stdout, stderr) for the script run in a session as the file named `path` (not written)."""
+    out, err = io.StringIO(), io.StringIO()
+    Session(out=out, err=err).run_source(source, str(path))
+    return out.getvalue(), err.getvalue()
+
+
 def both_as_file(source: str, path) -> tuple:
     """(gradcli's (stdout, stderr), CPython's) for the script run as the file `path` (written here; CPython must
     end it with status 0): for what names the script's file, as tracebacks do."""
     import subprocess
-    out, err = io.StringIO(), io.StringIO()
-    Session(out=out, err=err).run_source(source, str(path))
+    got = gradcli_as_file(source, path)
     path.write_text(source)
     p = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=60)
     assert p.returncode == 0, p.stderr
-    return (out.getvalue(), err.getvalue()), (p.stdout, p.stderr)
+    return got, (p.stdout, p.stderr)
 
 
 def located_error(source: str) -> str:

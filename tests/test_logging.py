@@ -10,15 +10,9 @@ import sys
 
 import pytest
 
-from conftest import both_as_file, gradcli_output
+from conftest import both_as_file, gradcli_as_file, gradcli_output
 from gradcli.errors import ScriptError
 from gradcli.session import Session
-
-
-def _gradcli(source: str, path) -> tuple:
-    out, err = io.StringIO(), io.StringIO()
-    Session(out=out, err=err).run_source(source, str(path))
-    return out.getvalue(), err.getvalue()
 
 
 # CPython's report of a logging error shows the frames inside its logging module (its file, its lines, their
@@ -236,7 +230,7 @@ def test_a_handler_that_fails_is_reported_and_the_run_goes_on(tmp_path):
 
 
 def test_times_have_cpythons_format(tmp_path):
-    out, err = _gradcli("import logging, sys\nlogging.basicConfig(stream=sys.stdout, format='%(asctime)s|%(msecs)03d|"
+    out, err = gradcli_as_file("import logging, sys\nlogging.basicConfig(stream=sys.stdout, format='%(asctime)s|%(msecs)03d|"
                         "%(relativeCreated)d|%(created)f|%(process)d|%(thread)d|%(threadName)s|%(processName)s')\n"
                         "logging.warning('x')\nlogging.root.handlers[0].setFormatter(logging.Formatter("
                         "'%(asctime)s', datefmt='%H:%M:%S %Y'))\nlogging.warning('y')\n"
@@ -299,8 +293,8 @@ def test_logging_state_lasts_one_session(tmp_path):
     second = ("import logging\nlog = logging.getLogger('a')\nprint(logging.root, logging.root.handlers, log, "
               "log.handlers, logging.getLevelName(25), hasattr(logging.root, 'extra_attribute'))\n"
               "logging.info('hidden')\nlogging.warning('second')\nlog.warning('bare')\n")
-    assert _gradcli(first, tmp_path / "a.grad") == ("1:first\n", "")
-    assert _gradcli(second, tmp_path / "b.grad") == (
+    assert gradcli_as_file(first, tmp_path / "a.grad") == ("1:first\n", "")
+    assert gradcli_as_file(second, tmp_path / "b.grad") == (
         "<RootLogger root (WARNING)> [] <Logger a (WARNING)> [] Level 25 False\n", "WARNING:root:second\nWARNING:a:bare\n")
     session = Session(out=io.StringIO(), err=io.StringIO())
     session.run_unit("import logging\nlogging.basicConfig(format='%(message)s')\n")
@@ -312,7 +306,7 @@ def test_the_processs_logging_and_stderr_are_never_touched(tmp_path, capsys):
     root = process_logging.getLogger()
     before = (root.level, list(root.handlers), dict(process_logging.Logger.manager.loggerDict),
               process_logging.root.manager.disable)
-    out, err = _gradcli("import logging\nlogging.basicConfig(level=logging.DEBUG, force=True)\n"
+    out, err = gradcli_as_file("import logging\nlogging.basicConfig(level=logging.DEBUG, force=True)\n"
                         "logging.getLogger('gradcli').setLevel(logging.DEBUG)\nlogging.disable(logging.CRITICAL)\n"
                         "logging.disable(0)\nlogging.getLogger('x').critical('c')\nlogging.info('i')\n",
                         tmp_path / "t.grad")
@@ -376,7 +370,7 @@ ESCAPES = [
 
 
 @pytest.mark.parametrize("source, expected", ESCAPES)
-def test_no_path_to_the_process_or_gradcli(source, expected):
+def test_no_path_to_the_process_orgradcli_as_file(source, expected):
     from conftest import located_error
     assert located_error(source).split(": ", 1)[1] == expected
 

@@ -9,14 +9,8 @@ import sys
 
 import pytest
 
-from conftest import both_as_file
+from conftest import both_as_file, gradcli_as_file
 from gradcli.session import Session
-
-
-def _gradcli(source: str, path) -> tuple:
-    out, err = io.StringIO(), io.StringIO()
-    Session(out=out, err=err).run_source(source, str(path))
-    return out.getvalue(), err.getvalue()
 
 
 def both(source: str, tmp_path) -> tuple:
@@ -110,7 +104,7 @@ def test_a_deep_recursion_is_bounded_with_its_repeats_counted(tmp_path):
     (out, err), (_, expected) = both(source, tmp_path)
     assert "  [Previous line repeated 56 more times]\n" in expected
     assert err == expected.replace("repeated 56 more", "repeated 57 more")
-    out, err = _gradcli(source.replace("sys.setrecursionlimit(60)", "pass"), tmp_path / "t.py")
+    out, err = gradcli_as_file(source.replace("sys.setrecursionlimit(60)", "pass"), tmp_path / "t.py")
     assert "  [Previous line repeated 297 more times]\n" in err and len(err.splitlines()) == 14
 
 
@@ -143,7 +137,7 @@ def test_pytorchs_errors_end_at_the_scripts_frame(tmp_path):
     of a module, are not gradcli's); the message is PyTorch's (from torch 2.13)."""
     source = ("import torch, traceback\ndef step(a, b):\n    return (a @ b).sum()\ntry:\n"
               "    step(torch.ones(2, 3), torch.ones(2, 3))\nexcept RuntimeError:\n    traceback.print_exc()\n")
-    out, err = _gradcli(source, tmp_path / "t.py")
+    out, err = gradcli_as_file(source, tmp_path / "t.py")
     path = tmp_path / "t.py"
     assert out == ""
     assert err == (f'Traceback (most recent call last):\n  File "{path}", line 5, in <module>\n'
@@ -155,7 +149,7 @@ def test_pytorchs_errors_end_at_the_scripts_frame(tmp_path):
     source = ("import torch, traceback\nclass Net(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n"
               "        self.fc = torch.nn.Linear(3, 2)\n    def forward(self, x):\n        return self.fc(x).relu()\n"
               "try:\n    Net()(torch.ones(2, 4))\nexcept RuntimeError:\n    traceback.print_exc()\n")
-    out, err = _gradcli(source, path)
+    out, err = gradcli_as_file(source, path)
     assert err == (f'Traceback (most recent call last):\n  File "{path}", line 9, in <module>\n'
                    "    Net()(torch.ones(2, 4))\n"
                    f'  File "{path}", line 7, in forward\n    return self.fc(x).relu()\n           ^^^^^^^^^^\n'
@@ -193,7 +187,7 @@ def test_no_path_to_frames_code_or_files(attempt, expected):
 
 def test_a_script_that_prints_no_traceback_loads_no_module(tmp_path):
     """traceback's module is made on its import only, and never reads a file."""
-    out, _ = _gradcli("import traceback\ntry:\n    {}['k']\nexcept KeyError:\n    print(traceback.format_exc()"
+    out, _ = gradcli_as_file("import traceback\ntry:\n    {}['k']\nexcept KeyError:\n    print(traceback.format_exc()"
                       ".splitlines()[-1])\n", tmp_path / "nowhere" / "t.py")
     assert out == "KeyError: 'k'\n"
 
